@@ -1,1 +1,11 @@
-//! placeholder
+//! leaper: the rules of the board game 0.1 (Zero Point One) and an engine
+//! that plays it.
+//!
+//! [`rules`] holds the game itself (positions, moves, setups, game end,
+//! perft) and is re-exported at the crate root; `replay` checks recorded
+//! games against it.
+
+pub mod replay;
+pub mod rules;
+
+pub use rules::*;

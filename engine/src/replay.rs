@@ -1,0 +1,281 @@
+//! Replays recorded games against the rules: every move must be legal and
+//! the recorded result must follow from the moves.
+//!
+//! Two record formats are read, told apart by their header: the CodeCup
+//! transcripts (`Game,Round,IsSwiss,User1,Score1,Status1,User2,Score2,Status2,Moves`,
+//! User1 playing Red) and the arena's game record
+//! (`game,pair,round,red,blue,...,result,termination,plies,...,moves`).
+//! Setups are read in either case, as the CodeCup referee accepted both.
+
+use crate::rules::{Color, EndReason, GameMove, MoveError, Outcome, Position, SetupCase};
+use std::path::Path;
+
+/// What is wrong with one recorded game.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GameError {
+    /// A move that is not legal where it stands.
+    #[error("ply {ply}, move '{text}': {error}")]
+    Move {
+        /// 1-based ply of the move (1 and 2 are the setups).
+        ply: usize,
+        /// The move as recorded.
+        text: String,
+        /// Why it is not legal.
+        error: MoveError,
+    },
+    /// The recorded result or ending disagrees with the moves.
+    #[error("{0}")]
+    Result(String),
+    /// A field that cannot be read.
+    #[error("{0}")]
+    Field(String),
+}
+
+/// Plays a space-separated move list from the empty board, returning the
+/// final position and the moves read.
+pub fn replay_moves(moves: &str) -> Result<(Position, Vec<GameMove>), GameError> {
+    let mut pos = Position::new();
+    let mut played = Vec::new();
+    for (i, text) in moves.split_whitespace().enumerate() {
+        let mv = pos
+            .parse_move(text, SetupCase::Lenient)
+            .map_err(|error| GameError::Move {
+                ply: i + 1,
+                text: text.to_string(),
+                error,
+            })?;
+        pos.play_game_move(&mv);
+        played.push(mv);
+    }
+    Ok((pos, played))
+}
+
+/// The forfeit statuses of CodeCup transcripts; the offending move is not
+/// recorded, so the forfeiter is the side to move.
+const FORFEITS: [&str; 4] = ["TIMEOUT", "ILLEGAL", "CRASH", "EXIT"];
+
+/// Checks one CodeCup game: its moves, and its statuses and scores against
+/// the position the moves reach. Returns how the rules ended the game, or
+/// `None` when it ended by a forfeit.
+pub fn check_codecup_game(moves: &str, status: [&str; 2], score: [&str; 2]) -> Result<Option<Outcome>, GameError> {
+    let (pos, _) = replay_moves(moves)?;
+    let expected_status = |color: Color| status[color.index()];
+    let outcome = pos.outcome();
+    let want: [&[&str]; 2] = match outcome {
+        Some(Outcome { winner: None, .. }) => [&["DRAW"], &["DRAW"]],
+        Some(Outcome {
+            winner: Some(w),
+            reason: EndReason::NoLegalMove,
+        }) => by_color(w, &["WIN"], &["LOSE", "TIMEOUT", "ILLEGAL", "CRASH", "EXIT"]),
+        Some(Outcome { winner: Some(w), .. }) => by_color(w, &["WIN"], &["LOSE"]),
+        None => by_color(!pos.turn(), &["WIN"], &FORFEITS),
+    };
+    for color in Color::ALL {
+        let found = expected_status(color);
+        if !want[color.index()].contains(&found) {
+            let why = match outcome {
+                Some(o) => format!("the moves end the game {o}"),
+                None => format!(
+                    "the moves stop unfinished at ply {} with {} to move, which needs a forfeit by {}",
+                    pos.ply(),
+                    pos.turn(),
+                    pos.turn()
+                ),
+            };
+            return Err(GameError::Result(format!(
+                "{color} has status {found} but {why} (expected {})",
+                want[color.index()].join(" or ")
+            )));
+        }
+        let points = match found {
+            "WIN" => "21",
+            "DRAW" => "11",
+            "LOSE" => "1",
+            _ => "0",
+        };
+        if score[color.index()] != points {
+            return Err(GameError::Result(format!(
+                "{color} has status {found} but score {} (expected {points})",
+                score[color.index()]
+            )));
+        }
+    }
+    Ok(outcome)
+}
+
+fn by_color<'a>(winner: Color, win: &'a [&'a str], lose: &'a [&'a str]) -> [&'a [&'a str]; 2] {
+    match winner {
+        Color::Red => [win, lose],
+        Color::Blue => [lose, win],
+    }
+}
+
+/// Checks one game of the arena's record: its moves, its ply count, and its
+/// result and termination against the position the moves reach.
+pub fn check_arena_game(moves: &str, plies: &str, result: &str, termination: &str) -> Result<(), GameError> {
+    let (pos, played) = replay_moves(moves)?;
+    if plies.trim().parse::<usize>().ok() != Some(played.len()) {
+        return Err(GameError::Result(format!(
+            "plies is '{plies}' but {} moves are recorded",
+            played.len()
+        )));
+    }
+    let winner = match result {
+        "1-0" => Some(Color::Red),
+        "0-1" => Some(Color::Blue),
+        "1/2-1/2" => None,
+        other => {
+            return Err(GameError::Field(format!("result '{other}' is not 1-0, 0-1 or 1/2-1/2")));
+        }
+    };
+    match pos.outcome() {
+        Some(outcome) => {
+            if outcome.reason.name() != termination || outcome.winner != winner {
+                return Err(GameError::Result(format!(
+                    "recorded {result} by {termination}, but the moves end the game {outcome}"
+                )));
+            }
+        }
+        None => {
+            if ["wazir-captured", "ply-limit", "no-legal-move"].contains(&termination) {
+                return Err(GameError::Result(format!(
+                    "recorded {termination}, but the game is unfinished at ply {}",
+                    pos.ply()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One game that failed its check.
+#[derive(Clone, Debug)]
+pub struct GameFailure {
+    /// The game's id as recorded (or its row number).
+    pub game: String,
+    /// What is wrong.
+    pub error: GameError,
+}
+
+/// The result of checking one file.
+#[derive(Clone, Debug, Default)]
+pub struct FileReport {
+    /// Games read.
+    pub games: usize,
+    /// Games whose moves and result check out.
+    pub legal: usize,
+    /// The others, in file order.
+    pub failures: Vec<GameFailure>,
+}
+
+/// Why a file could not be checked at all.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// Unreadable.
+    #[error("cannot read: {0}")]
+    Io(#[from] std::io::Error),
+    /// Not CSV, or a row that CSV cannot split.
+    #[error("not a CSV game record: {0}")]
+    Csv(#[from] csv::Error),
+    /// A header of neither known format.
+    #[error("unknown header (expected the CodeCup 'Game,...,Moves' or the arena 'game,pair,...,moves' columns)")]
+    UnknownHeader,
+}
+
+/// Checks every game of a CodeCup transcript or arena record file.
+pub fn check_file(path: &Path) -> Result<FileReport, FileError> {
+    let mut reader = csv::ReaderBuilder::new().flexible(true).from_path(path)?;
+    let headers = reader.headers()?.clone();
+    let col = |name: &str| headers.iter().position(|h| h.trim() == name);
+    enum Format {
+        CodeCup {
+            game: usize,
+            status: [usize; 2],
+            score: [usize; 2],
+            moves: usize,
+        },
+        Arena {
+            game: usize,
+            plies: usize,
+            result: usize,
+            termination: usize,
+            moves: usize,
+        },
+    }
+    let format = match (
+        col("Game"),
+        col("Status1"),
+        col("Status2"),
+        col("Score1"),
+        col("Score2"),
+        col("Moves"),
+    ) {
+        (Some(game), Some(s1), Some(s2), Some(p1), Some(p2), Some(moves)) => Format::CodeCup {
+            game,
+            status: [s1, s2],
+            score: [p1, p2],
+            moves,
+        },
+        _ => match (
+            col("game"),
+            col("plies"),
+            col("result"),
+            col("termination"),
+            col("moves"),
+        ) {
+            (Some(game), Some(plies), Some(result), Some(termination), Some(moves)) => Format::Arena {
+                game,
+                plies,
+                result,
+                termination,
+                moves,
+            },
+            _ => return Err(FileError::UnknownHeader),
+        },
+    };
+    let mut report = FileReport::default();
+    for (row, record) in reader.records().enumerate() {
+        report.games += 1;
+        let line = row + 2;
+        let (game, checked) = match record {
+            Err(e) => (
+                format!("row {line}"),
+                Err(GameError::Field(format!("unreadable row: {e}"))),
+            ),
+            Ok(rec) => {
+                let get = |i: usize| rec.get(i).unwrap_or("");
+                match &format {
+                    Format::CodeCup {
+                        game,
+                        status,
+                        score,
+                        moves,
+                    } => (
+                        get(*game).to_string(),
+                        check_codecup_game(
+                            get(*moves),
+                            [get(status[0]), get(status[1])],
+                            [get(score[0]), get(score[1])],
+                        )
+                        .map(|_| ()),
+                    ),
+                    Format::Arena {
+                        game,
+                        plies,
+                        result,
+                        termination,
+                        moves,
+                    } => (
+                        get(*game).to_string(),
+                        check_arena_game(get(*moves), get(*plies), get(*result), get(*termination)),
+                    ),
+                }
+            }
+        };
+        match checked {
+            Ok(()) => report.legal += 1,
+            Err(error) => report.failures.push(GameFailure { game, error }),
+        }
+    }
+    Ok(report)
+}

@@ -1,0 +1,20 @@
+//! The rules of 0.1: everything needed to play a legal game and nothing of
+//! how to play it well. The search builds on this module; so do the arena
+//! (to check moves) and the book tools.
+
+mod bitboard;
+mod moves;
+mod notation;
+mod perft;
+mod position;
+mod setup;
+mod types;
+mod zobrist;
+
+pub use bitboard::{Bitboard, leaps};
+pub use moves::{GameMove, MAX_MOVES, Move, MoveDisplay, MoveList};
+pub use notation::{FenError, MoveError, MoveText, ParseMoveError, SetupCase};
+pub use perft::{PerftCase, parse_perft_cases, perft, perft_divide};
+pub use position::{EndReason, Hand, IllegalMove, MAX_PLY, Outcome, Position};
+pub use setup::{SETUP_COUNT, Setup, SetupError};
+pub use types::{Color, Piece, Role, Square};
