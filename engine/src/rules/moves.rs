@@ -235,8 +235,8 @@ mod tests {
 
     #[test]
     fn move_is_small() {
-        assert_eq!(std::mem::size_of::<Move>(), 3);
-        assert_eq!(std::mem::size_of::<Option<Move>>(), 3);
+        assert_eq!(size_of::<Move>(), 3);
+        assert_eq!(size_of::<Option<Move>>(), 3);
     }
 
     #[test]

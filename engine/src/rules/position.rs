@@ -491,6 +491,25 @@ impl Position {
         }
     }
 
+    /// Appends the legal captures only (jumps onto an enemy piece), the
+    /// moves a quiescence search looks at. A subset of
+    /// [`Position::legal_moves`], in the same order.
+    pub fn captures(&self, list: &mut MoveList) {
+        if self.is_setup_phase() || self.terminal().is_some() {
+            return;
+        }
+        let us = self.turn.index();
+        let own = self.by_color[us];
+        let enemy = self.by_color[1 - us];
+        for role in Role::ALL {
+            for from in self.by_role[role.index()] & own {
+                for to in leaps(role, from) & enemy {
+                    list.push(Move::Jump { from, to });
+                }
+            }
+        }
+    }
+
     /// The number of legal regular moves, counted without generating them
     /// (perft's last ply).
     #[inline]

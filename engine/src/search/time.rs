@@ -1,0 +1,130 @@
+//! Time management: turning a `go`'s limits into a soft limit (do not start
+//! another iteration after it) and a hard limit (stop the search at once),
+//! so that a whole game fits in its clock.
+//!
+//! The clock is either a base with increment or a whole-game budget
+//! (CodeCup: 30 s for 51 own moves, setups included). The engine knows how
+//! many moves it has left before ply 102, so `movestogo` is optional. Every
+//! fraction comes from [`Params`] in permill; `MoveOverhead` is kept back
+//! on every move for the time the GUI and the pipes take.
+
+use super::params::Params;
+use crate::rules::MAX_PLY;
+use std::time::Duration;
+
+/// The clock of the side to move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Clock {
+    /// Time left on the clock.
+    pub time: Duration,
+    /// Added after each move.
+    pub inc: Duration,
+    /// Own moves until the clock is refilled, if the GUI says so.
+    pub movestogo: Option<u32>,
+}
+
+/// The time a search may take, from its start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Do not start another iteration once this much of `soft` is gone.
+    pub next_iteration: Duration,
+    /// The target: stop after an iteration that ends beyond it.
+    pub soft: Duration,
+    /// Stop the search at once.
+    pub hard: Duration,
+}
+
+/// The own moves the side to move has left at `ply` (this one included):
+/// the game ends after ply 102, Blue making the last move.
+pub const fn own_moves_left(ply: u32) -> u32 {
+    let left = MAX_PLY.saturating_sub(ply);
+    left.div_ceil(2)
+}
+
+impl Budget {
+    /// A fixed time per move (`go movetime`): all of it, less the overhead.
+    pub fn fixed(movetime: Duration, overhead: Duration) -> Budget {
+        let t = movetime.saturating_sub(overhead).max(Duration::from_millis(1));
+        Budget {
+            next_iteration: t,
+            soft: t,
+            hard: t,
+        }
+    }
+
+    /// The budget for one move at `ply` with `clock` left.
+    pub fn for_clock(clock: &Clock, ply: u32, overhead: Duration, params: &Params) -> Budget {
+        let permille = |d: Duration, p: i32| d.mul_f64(f64::from(p.max(0)) / 1000.0);
+        let moves_left = own_moves_left(ply).max(1);
+        let mtg = clock.movestogo.map_or(moves_left, |m| m.clamp(1, moves_left));
+        // Keep the overhead of every remaining move in reserve.
+        let reserve = overhead.saturating_mul(mtg);
+        let available = clock.time.saturating_sub(reserve.min(clock.time / 2) + overhead);
+        let inc = if mtg > 1 {
+            permille(clock.inc, params.time_inc_permille)
+        } else {
+            Duration::ZERO
+        };
+        let base = available / mtg + inc;
+        let max = permille(available, params.time_max_permille);
+        let hard = permille(permille(base, params.time_soft_permille), params.time_hard_permille).min(max);
+        let soft = permille(base, params.time_soft_permille).min(hard);
+        let floor = Duration::from_millis(1);
+        Budget {
+            next_iteration: permille(soft, params.time_next_iter_permille).max(floor),
+            soft: soft.max(floor),
+            hard: hard.max(floor),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_left_count_to_ply_102() {
+        assert_eq!(own_moves_left(0), 51);
+        assert_eq!(own_moves_left(1), 51);
+        assert_eq!(own_moves_left(2), 50);
+        assert_eq!(own_moves_left(101), 1);
+        assert_eq!(own_moves_left(102), 0);
+    }
+
+    #[test]
+    fn a_whole_game_budget_is_never_overspent() {
+        let params = Params::default();
+        let overhead = Duration::from_millis(10);
+        for red in [true, false] {
+            let mut left = Duration::from_secs(30);
+            let mut ply = if red { 2 } else { 3 };
+            while ply < MAX_PLY {
+                let clock = Clock {
+                    time: left,
+                    ..Clock::default()
+                };
+                let budget = Budget::for_clock(&clock, ply, overhead, &params);
+                assert!(budget.next_iteration <= budget.soft && budget.soft <= budget.hard);
+                // Worst case: every move uses its hard limit plus the overhead.
+                let used = budget.hard + overhead;
+                assert!(used < left, "ply {ply}: {used:?} of {left:?}");
+                left -= used;
+                ply += 2;
+            }
+            assert!(left > Duration::from_millis(100), "{left:?} left");
+        }
+    }
+
+    #[test]
+    fn increments_are_spent() {
+        let params = Params::default();
+        let clock = Clock {
+            time: Duration::from_millis(1000),
+            inc: Duration::from_millis(100),
+            movestogo: None,
+        };
+        let budget = Budget::for_clock(&clock, 10, Duration::ZERO, &params);
+        assert!(budget.soft > Duration::from_millis(75), "{budget:?}");
+        assert!(budget.hard <= Duration::from_millis(400));
+    }
+}

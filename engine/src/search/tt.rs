@@ -1,0 +1,234 @@
+//! The transposition table: what earlier searches learned about positions
+//! (best move, score bound, depth), so that transpositions and the next
+//! iteration of iterative deepening start from it.
+//!
+//! Buckets of four 16-byte entries fill one cache line. An entry holds the
+//! full 64-bit key and a packed data word; a lookup only trusts a move after
+//! the search has found it among the legal moves, so a key collision can
+//! cost a little strength but never an illegal move. Replacement prefers,
+//! in order: the same key, an empty slot, then the slot with the least
+//! depth, counting entries from older searches as shallower.
+
+use crate::rules::Move;
+
+/// What a stored score means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// The exact score.
+    Exact,
+    /// At least this (a beta cutoff).
+    Lower,
+    /// At most this (no move reached alpha).
+    Upper,
+}
+
+/// An entry as the search reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hit {
+    /// The best move found, if any.
+    pub mv: Option<Move>,
+    /// The score, mate distances relative to the stored position.
+    pub score: i32,
+    /// The depth searched.
+    pub depth: i32,
+    /// The kind of bound.
+    pub bound: Bound,
+}
+
+const BUCKET: usize = 4;
+type Bucket = [[u64; 2]; BUCKET];
+
+/// The table. Its size is set in MB; [`Table::clear`] empties it.
+#[derive(Debug)]
+pub struct Table {
+    buckets: Vec<Bucket>,
+    age: u8,
+}
+
+/// Why the table could not be resized.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TableError {
+    /// More memory than the machine has.
+    #[error("a hash table of {requested} MB does not fit in this machine's {available} MB of memory")]
+    TooLarge {
+        /// MB asked for.
+        requested: usize,
+        /// MB of memory the machine reports.
+        available: usize,
+    },
+}
+
+fn pack(mv: Option<Move>, score: i32, depth: i32, bound: Bound, age: u8) -> u64 {
+    let code = mv.map_or(0, Move::to_u16) as u64;
+    let bound_bits = match bound {
+        Bound::Exact => 1u64,
+        Bound::Lower => 2,
+        Bound::Upper => 3,
+    };
+    code | ((score as u32 as u64) << 16) | ((depth.clamp(0, 255) as u64) << 48) | (bound_bits << 56) | ((age as u64 & 63) << 58)
+}
+
+fn unpack(data: u64) -> Option<Hit> {
+    let bound = match (data >> 56) & 3 {
+        1 => Bound::Exact,
+        2 => Bound::Lower,
+        3 => Bound::Upper,
+        _ => return None,
+    };
+    Some(Hit {
+        mv: Move::from_u16(data as u16),
+        score: (data >> 16) as u32 as i32,
+        depth: ((data >> 48) & 255) as i32,
+        bound,
+    })
+}
+
+fn age_of(data: u64) -> u8 {
+    ((data >> 58) & 63) as u8
+}
+
+/// The machine's memory in MB, where the system tells it (Linux).
+fn machine_memory_mb() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
+impl Table {
+    /// A table of about `mb` megabytes (at least one bucket).
+    ///
+    /// # Errors
+    /// [`TableError::TooLarge`] when `mb` exceeds the machine's memory.
+    pub fn new(mb: usize) -> Result<Table, TableError> {
+        if let Some(available) = machine_memory_mb()
+            && mb > available
+        {
+            return Err(TableError::TooLarge { requested: mb, available });
+        }
+        let count = (mb.saturating_mul(1 << 20) / size_of::<Bucket>()).max(1);
+        // All-zero buckets are empty; zeroed allocation leaves pages untouched
+        // until used.
+        Ok(Table {
+            buckets: vec![[[0u64; 2]; BUCKET]; count],
+            age: 0,
+        })
+    }
+
+    /// Forgets everything (a new game).
+    pub fn clear(&mut self) {
+        let count = self.buckets.len();
+        self.buckets = vec![[[0u64; 2]; BUCKET]; count];
+        self.age = 0;
+    }
+
+    /// Marks the start of a new search: older entries give way first.
+    pub fn new_search(&mut self) {
+        self.age = (self.age + 1) & 63;
+    }
+
+    #[inline]
+    fn index(&self, key: u64) -> usize {
+        ((key as u128 * self.buckets.len() as u128) >> 64) as usize
+    }
+
+    /// The entry stored for `key`, if any.
+    #[inline]
+    pub fn probe(&self, key: u64) -> Option<Hit> {
+        let bucket = self.buckets.get(self.index(key))?;
+        bucket.iter().find(|e| e[0] == key).and_then(|e| unpack(e[1]))
+    }
+
+    /// Stores what a search found for `key`. A shallower result does not
+    /// replace a deeper one for the same key unless it is exact, but its
+    /// move is kept.
+    pub fn store(&mut self, key: u64, mv: Option<Move>, score: i32, depth: i32, bound: Bound) {
+        let age = self.age;
+        let index = self.index(key);
+        let Some(bucket) = self.buckets.get_mut(index) else {
+            return;
+        };
+        let slot = match bucket.iter().position(|e| e[0] == key) {
+            Some(i) => {
+                if let Some(old) = unpack(bucket[i][1])
+                    && old.depth > depth
+                    && bound != Bound::Exact
+                    && age_of(bucket[i][1]) == age
+                {
+                    if mv.is_some() && old.mv != mv {
+                        bucket[i][1] = pack(mv, old.score, old.depth, old.bound, age);
+                    }
+                    return;
+                }
+                i
+            }
+            None => {
+                let worth = |e: &[u64; 2]| {
+                    if e[0] == 0 && e[1] == 0 {
+                        return i32::MIN;
+                    }
+                    let stale = (age.wrapping_sub(age_of(e[1])) & 63) as i32;
+                    unpack(e[1]).map_or(i32::MIN, |h| h.depth) - 8 * stale
+                };
+                (0..BUCKET).min_by_key(|&i| worth(&bucket[i])).unwrap_or(0)
+            }
+        };
+        let mv = mv.or_else(|| if bucket[slot][0] == key { unpack(bucket[slot][1]).and_then(|h| h.mv) } else { None });
+        bucket[slot] = [key, pack(mv, score, depth, bound, age)];
+    }
+
+    /// The share of entries used by the current search, in permill (from
+    /// the first thousand buckets).
+    pub fn hashfull(&self) -> u32 {
+        let sample = self.buckets.len().min(250);
+        if sample == 0 {
+            return 0;
+        }
+        let used: usize = self.buckets[..sample]
+            .iter()
+            .map(|b| b.iter().filter(|e| e[1] != 0 && age_of(e[1]) == self.age).count())
+            .sum();
+        (used * 1000 / (sample * BUCKET)) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{Role, Square};
+
+    #[test]
+    fn entries_round_trip() {
+        let mut table = Table::new(1).unwrap();
+        let mv = Move::Drop {
+            role: Role::Knight,
+            to: Square::ALL[37],
+        };
+        table.store(0xdead_beef, Some(mv), -999_123, 7, Bound::Lower);
+        assert_eq!(
+            table.probe(0xdead_beef),
+            Some(Hit {
+                mv: Some(mv),
+                score: -999_123,
+                depth: 7,
+                bound: Bound::Lower
+            })
+        );
+        assert_eq!(table.probe(0xdead_bef0), None);
+        // A shallower bound keeps the deeper entry but takes the new move.
+        let other = Move::Jump {
+            from: Square::ALL[1],
+            to: Square::ALL[3],
+        };
+        table.store(0xdead_beef, Some(other), 5, 2, Bound::Upper);
+        let hit = table.probe(0xdead_beef).unwrap();
+        assert_eq!((hit.mv, hit.depth, hit.score), (Some(other), 7, -999_123));
+        table.clear();
+        assert_eq!(table.probe(0xdead_beef), None);
+    }
+
+    #[test]
+    fn absurd_sizes_are_refused() {
+        assert!(Table::new(usize::MAX / 2).is_err() || machine_memory_mb().is_none());
+    }
+}

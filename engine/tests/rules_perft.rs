@@ -1,0 +1,105 @@
+//! Perft counts of shared/data/perft-sample.txt, computed by two independent
+//! implementations, and the `leaper perft` command's output.
+
+use leaper::{Position, SetupCase, parse_perft_cases, perft};
+use std::path::Path;
+use std::process::Command;
+
+/// Counts above this are skipped so the suite stays fast (the benchmark
+/// `leaper perft-bench` runs them all).
+const NODE_LIMIT: u64 = 300_000_000;
+
+fn sample() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/perft-sample.txt");
+    std::fs::read_to_string(path).expect("shared/data/perft-sample.txt beside the checkout")
+}
+
+fn position(moves: &str) -> Position {
+    let mut pos = Position::new();
+    for text in moves.split_whitespace() {
+        let mv = pos.parse_move(text, SetupCase::Strict).expect("sample moves are legal");
+        pos.play_game_move(&mv);
+    }
+    pos
+}
+
+#[test]
+fn sample_counts_match() {
+    let cases = parse_perft_cases(&sample()).expect("well-formed sample");
+    assert!(cases.len() >= 5);
+    let mut checked = 0;
+    for case in &cases {
+        let pos = position(&case.moves);
+        // The mirrored position has the same counts.
+        let mirror = pos.mirror();
+        for &(depth, expected) in case.counts.iter().filter(|(_, n)| *n <= NODE_LIMIT) {
+            assert_eq!(perft(&pos, depth), expected, "{} depth {depth}", case.id);
+            if !pos.is_setup_phase() && expected < 10_000_000 {
+                assert_eq!(perft(&mirror, depth), expected, "{} mirrored, depth {depth}", case.id);
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 14, "only {checked} counts checked");
+}
+
+#[test]
+fn empty_board_depth_one_is_every_setup() {
+    assert_eq!(perft(&Position::new(), 1), 10_810_800);
+    assert_eq!(perft(&Position::new(), 0), 1);
+}
+
+#[test]
+fn perft_command_prints_divide_and_total() {
+    let out = Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(["perft", "3", "--moves", "AWAAAAAADFFDDDAN addadffdnaaaaawa"])
+        .output()
+        .expect("run leaper");
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 23);
+    assert_eq!(lines[22], "Nodes searched: 11374");
+    let sum: u64 = lines[..22]
+        .iter()
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(sum, 11374);
+    assert!(lines[0].starts_with("a1c3: "), "{}", lines[0]);
+
+    let fen = "1W1A1D1D/AaFA1DDA/2A1A1A1/6A1/3a1a1d/2d2n2/a1a1N1f1/add2w1a AFf r 26";
+    let out = Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(["perft", "1", "--fen", fen])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let pos = Position::from_fen(fen).unwrap();
+    assert_eq!(
+        stdout.lines().last().unwrap(),
+        format!("Nodes searched: {}", pos.count_moves())
+    );
+    assert!(
+        stdout.lines().any(|l| l.starts_with("Ac1: ")),
+        "drops carry the mover's case"
+    );
+}
+
+#[test]
+fn perft_command_rejects_bad_input_with_a_message() {
+    let out = Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(["perft", "2", "--moves", "AWAAAAAADFFDDDAN addadffdnaaaaawa a1a2"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("move 3 'a1a2'") && stderr.contains("cannot leap"),
+        "{stderr}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(["perft", "1", "--fen", "8/8 - r 0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("2 rows"));
+}
