@@ -1,0 +1,3 @@
+//! The `arena` binary: runs and scores matches between engines.
+
+fn main() {}

@@ -1,0 +1,29 @@
+//! Match statistics for the game 0.1, computed the way the chess world's
+//! testing frameworks (fishtest, fastchess) compute them, so that a decision
+//! to merge a change rests on numbers people already trust.
+//!
+//! - Tallies: [`Trinomial`] (single games) and [`Pentanomial`] (game pairs),
+//!   which add so that results from many workers or files merge by summing.
+//! - Estimates from any [`Tally`]: logistic Elo, normalized Elo, LOS, draw
+//!   ratio and score, with 95% intervals ([`Estimates`]).
+//! - The GSPRT ([`Sprt`]): the exact maximum-likelihood log-likelihood ratio
+//!   under the logistic or the normalized model, its bounds and decision.
+//! - Rating tables for more than two players ([`rating_table`]).
+//! - The CSV game record ([`GameRecord`]), its crash-safe writer
+//!   ([`RecordWriter`]) and its forgiving reader ([`read_record_files`]).
+//!
+//! This crate depends on none of the workspace's other crates, and it never
+//! prints: every function returns values for a binary to show.
+
+mod elo;
+mod estimate;
+mod mle;
+mod normal;
+mod sprt;
+mod tally;
+
+pub use elo::{NELO_PER_T, elo_from_score, score_from_elo};
+pub use estimate::Estimates;
+pub use normal::{Z95, normal_cdf};
+pub use sprt::{Decision, EloModel, Sprt, SprtConfig, SprtError, SprtStatus};
+pub use tally::{Outcome, Pentanomial, Tally, Trinomial};
