@@ -51,6 +51,9 @@ enum Command {
         /// Runs per position; the median is reported.
         #[arg(long, default_value_t = 3)]
         runs: usize,
+        /// Threads to count with.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
     },
 }
 
@@ -68,7 +71,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Perft { depth, moves, fen } => perft_command(depth, &moves, fen.as_deref()),
         Command::Replay { files } => replay_command(&files),
-        Command::PerftBench { file, max_nodes, runs } => perft_bench(&file, max_nodes, runs),
+        Command::PerftBench {
+            file,
+            max_nodes,
+            runs,
+            threads,
+        } => perft_bench(&file, max_nodes, runs, threads),
     }
 }
 
@@ -133,7 +141,7 @@ fn replay_command(files: &[PathBuf]) -> Result<ExitCode> {
     })
 }
 
-fn perft_bench(file: &PathBuf, max_nodes: u64, runs: usize) -> Result<ExitCode> {
+fn perft_bench(file: &PathBuf, max_nodes: u64, runs: usize, threads: usize) -> Result<ExitCode> {
     let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
     let cases = leaper::parse_perft_cases(&text).map_err(anyhow::Error::msg)?;
     let (mut all_nodes, mut all_secs) = (0u64, 0f64);
@@ -145,7 +153,7 @@ fn perft_bench(file: &PathBuf, max_nodes: u64, runs: usize) -> Result<ExitCode> 
         let mut times = Vec::new();
         for _ in 0..runs.max(1) {
             let start = Instant::now();
-            let n = leaper::perft(&pos, depth);
+            let n = leaper::perft_parallel(&pos, depth, threads);
             times.push(start.elapsed().as_secs_f64());
             if n != expected {
                 bail!("{}: perft {depth} gives {n}, expected {expected}", case.id);

@@ -103,3 +103,25 @@ fn perft_command_rejects_bad_input_with_a_message() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("2 rows"));
 }
+
+#[test]
+fn perft_bench_checks_counts_and_reports_speed() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/perft-sample.txt");
+    let out = Command::new(env!("CARGO_BIN_EXE_leaper"))
+        .args(["perft-bench", "--max-nodes", "1000000", "--runs", "1", "--threads", "2", "--file"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.lines().any(|l| l.starts_with("C1 ") && l.contains("849295 nodes")), "{stdout}");
+    assert!(stdout.lines().last().is_some_and(|l| l.starts_with("total ") && l.ends_with("M nodes/s")), "{stdout}");
+}
+
+#[test]
+fn parallel_perft_equals_serial() {
+    let pos = position("AWAAAAAADFFDDDAN addadffdnaaaaawa");
+    assert_eq!(leaper::perft_parallel(&pos, 4, 3), 264113);
+    let after_red = position("AAAAAAWANADDDFFD");
+    assert_eq!(leaper::perft_parallel(&after_red, 2, 2), 237837600);
+}

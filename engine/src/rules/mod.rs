@@ -14,7 +14,7 @@ mod zobrist;
 pub use bitboard::{Bitboard, leaps};
 pub use moves::{GameMove, MAX_MOVES, Move, MoveDisplay, MoveList};
 pub use notation::{FenError, MoveError, MoveText, ParseMoveError, SetupCase};
-pub use perft::{PerftCase, parse_perft_cases, perft, perft_divide};
+pub use perft::{PerftCase, parse_perft_cases, perft, perft_divide, perft_parallel};
 pub use position::{EndReason, Hand, IllegalMove, MAX_PLY, Outcome, Position};
 pub use setup::{SETUP_COUNT, Setup, SetupError};
 pub use types::{Color, Piece, Role, Square};

@@ -66,6 +66,48 @@ pub fn perft_divide(pos: &Position, depth: u32, mut visit: impl FnMut(GameMove, 
     total
 }
 
+/// [`perft`] on `threads` threads, splitting the root moves (or, in the
+/// setup phase, the ranks of the setups) between them. Same result.
+pub fn perft_parallel(pos: &Position, depth: u32, threads: usize) -> u64 {
+    let threads = threads.max(1);
+    if threads == 1 || depth < 2 || pos.terminal().is_some() {
+        return perft(pos, depth);
+    }
+    if pos.is_setup_phase() {
+        let chunk = SETUP_COUNT.div_ceil(threads as u32);
+        return std::thread::scope(|s| {
+            let workers: Vec<_> = (0..threads as u32)
+                .map(|t| {
+                    s.spawn(move || {
+                        let (start, end) = (t * chunk, ((t + 1) * chunk).min(SETUP_COUNT));
+                        let first = Setup::unrank(start);
+                        std::iter::successors(first, Setup::next)
+                            .take(end.saturating_sub(start) as usize)
+                            .map(|setup| {
+                                let mut child = pos.clone();
+                                child.play_setup(&setup);
+                                perft(&child, depth - 1)
+                            })
+                            .sum::<u64>()
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap_or(0)).sum()
+        });
+    }
+    let mut list = MoveList::new();
+    pos.legal_moves(&mut list);
+    let moves = list.as_slice();
+    let chunk = moves.len().div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        let workers: Vec<_> = moves
+            .chunks(chunk)
+            .map(|part| s.spawn(move || part.iter().map(|&mv| perft(&pos.after(mv), depth - 1)).sum::<u64>()))
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap_or(0)).sum()
+    })
+}
+
 /// A perft test case: a position reached by moves from the empty board and
 /// its expected counts.
 #[derive(Clone, Debug, PartialEq, Eq)]
