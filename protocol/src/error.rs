@@ -177,6 +177,12 @@ impl<'a> Tokens<'a> {
         }
     }
 
+    /// Like [`rest`](Self::rest), with each CR or LF inside replaced by a
+    /// space, as [`write_one_line`] would write it.
+    pub(crate) fn rest_one_line(&self, index: usize) -> String {
+        self.rest(index).replace(['\n', '\r'], " ")
+    }
+
     /// Tokens `from..to` joined by single spaces.
     pub(crate) fn join(&self, from: usize, to: usize) -> String {
         let mut out = String::new();
@@ -205,8 +211,7 @@ impl<'a> Tokens<'a> {
         }
     }
 
-    /// Parses the number after keyword `index`, returning it and the index
-    /// of the token after it.
+    /// Parses token `index + 1` as the number that keyword `index` takes.
     pub(crate) fn number_after<T: TryFrom<i128>>(
         &self,
         index: usize,

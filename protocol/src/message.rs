@@ -211,9 +211,9 @@ pub enum Bound {
 /// nps hashfull time currmove currmovenumber pv string`; parsing accepts any
 /// order, rejects repeated fields and unknown tokens. `pv` takes the moves
 /// up to the next info keyword. `string` takes the rest of the line (inner
-/// spacing kept, trailing whitespace dropped), so it comes last; when
-/// formatting, any CR or LF in it becomes a space so that an `Info` is
-/// always one line.
+/// spacing kept, trailing whitespace dropped, a CR inside read as a space),
+/// so it comes last; when formatting, any CR or LF in it becomes a space so
+/// that an `Info` is always one line.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Info {
     /// Search depth in plies.
@@ -364,7 +364,7 @@ impl FromStr for EngineMessage {
 fn parse_id(t: &Tokens<'_>) -> Result<Id, ParseError> {
     const KINDS: &str = "`name` or `author`";
     let kind = t.require(1, KINDS)?;
-    let text = t.rest(2).to_owned();
+    let text = t.rest_one_line(2);
     if text.is_empty() {
         return Err(ParseError::Missing {
             index: 2,
@@ -559,7 +559,7 @@ fn parse_info(t: &Tokens<'_>) -> Result<Info, ParseError> {
                 i = end;
             }
             "string" => {
-                info.string = Some(t.rest(i + 1).to_owned());
+                info.string = Some(t.rest_one_line(i + 1));
                 break;
             }
             other => return Err(unexpected(i, other, INFO_FIELDS)),
