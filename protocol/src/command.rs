@@ -88,10 +88,10 @@ pub struct SetOption {
 
 impl SetOption {
     /// A `setoption` with this name and value.
-    pub fn new(name: impl Into<String>, value: Option<impl Into<String>>) -> SetOption {
+    pub fn new(name: &str, value: Option<&str>) -> SetOption {
         SetOption {
-            name: name.into(),
-            value: value.map(Into::into),
+            name: name.to_owned(),
+            value: value.map(str::to_owned),
         }
     }
 

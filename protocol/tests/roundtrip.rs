@@ -261,7 +261,7 @@ proptest! {
             let line = m.to_string();
             prop_assert!(!line.contains(['\n', '\r']), "{:?}", line);
         }
-        let set = Command::SetOption(SetOption::new(text.clone(), Some(other.clone())));
+        let set = Command::SetOption(SetOption::new(&text, Some(&other)));
         prop_assert!(!set.to_string().contains(['\n', '\r']));
     }
 
