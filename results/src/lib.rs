@@ -19,11 +19,24 @@ mod elo;
 mod estimate;
 mod mle;
 mod normal;
+mod rating;
+mod reader;
+mod record;
 mod sprt;
 mod tally;
+mod writer;
 
 pub use elo::{NELO_PER_T, elo_from_score, score_from_elo};
 pub use estimate::Estimates;
 pub use normal::{Z95, normal_cdf};
+pub use rating::{Crosstable, Rating, RatingError, RatingTable, rating_table};
+pub use reader::{
+    DamagedRow, LocatedRecord, MatchTally, ReadError, RecordFile, RecordSet, parse_record_file, read_record_file,
+    read_record_files,
+};
+pub use record::{
+    GameRecord, GameResult, ParseResultError, ParseTerminationError, RECORD_HEADER, RowError, Termination,
+};
 pub use sprt::{Decision, EloModel, Sprt, SprtConfig, SprtError, SprtStatus};
 pub use tally::{Outcome, Pentanomial, Tally, Trinomial};
+pub use writer::{RecordWriter, WriteError};
