@@ -3,9 +3,11 @@
 //!
 //! [`rules`] holds the game itself (positions, moves, setups, game end,
 //! perft) and is re-exported at the crate root; `replay` checks recorded
-//! games against it.
+//! games against it; [`search`] finds moves.
 
+pub mod book;
 pub mod replay;
 pub mod rules;
+pub mod search;
 
 pub use rules::*;

@@ -328,7 +328,8 @@ impl<E: Evaluator> Context<'_, E> {
         } else {
             Bound::Upper
         };
-        self.tt.store(key, best_move, super::score::to_table(best, ply), depth, bound);
+        self.tt
+            .store(key, best_move, super::score::to_table(best, ply), depth, bound);
         best
     }
 

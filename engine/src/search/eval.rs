@@ -80,7 +80,7 @@ impl Evaluator for Material {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{SetupCase, Setup};
+    use crate::rules::{Setup, SetupCase};
 
     #[test]
     fn material_is_symmetric_and_counts_hands() {

@@ -122,7 +122,10 @@ pub struct Picker {
 
 impl std::fmt::Debug for Picker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Picker").field("moves", &self.list).field("next", &self.next).finish()
+        f.debug_struct("Picker")
+            .field("moves", &self.list)
+            .field("next", &self.next)
+            .finish()
     }
 }
 
@@ -177,16 +180,6 @@ impl Picker {
             }
         }
         Picker { list, scores, next: 0 }
-    }
-
-    /// How many moves it holds.
-    pub fn len(&self) -> usize {
-        self.list.len()
-    }
-
-    /// Whether it holds no move.
-    pub fn is_empty(&self) -> bool {
-        self.list.is_empty()
     }
 }
 

@@ -55,7 +55,11 @@ pub fn heuristic(setup: &Setup, color: Color, opponent: Option<&Setup>) -> i32 {
     // Alfils and dabbabas never leave their square colour: spread them.
     for (role, weight) in [(Role::Alfil, 300), (Role::Dabbaba, 500)] {
         let ideal = i32::from(role.count_per_side()) / 4;
-        score -= classes[role.index()].iter().map(|&n| (n - ideal) * (n - ideal)).sum::<i32>() * weight;
+        score -= classes[role.index()]
+            .iter()
+            .map(|&n| (n - ideal) * (n - ideal))
+            .sum::<i32>()
+            * weight;
     }
     if let Some(w) = wazir {
         score += (leaps(Role::Wazir, w) & guards).count() as i32 * 400;

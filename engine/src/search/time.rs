@@ -53,27 +53,32 @@ impl Budget {
     }
 
     /// The budget for one move at `ply` with `clock` left.
+    ///
+    /// The clock keeps back, for every move still to play, the overhead
+    /// (and a millisecond of slack) that the increment does not pay for;
+    /// a move never uses more than `time_max_permille` of the rest. So even
+    /// if every move ran to its hard limit, the clock would last the game.
     pub fn for_clock(clock: &Clock, ply: u32, overhead: Duration, params: &Params) -> Budget {
         let permille = |d: Duration, p: i32| d.mul_f64(f64::from(p.max(0)) / 1000.0);
+        let slack = Duration::from_millis(1);
         let moves_left = own_moves_left(ply).max(1);
         let mtg = clock.movestogo.map_or(moves_left, |m| m.clamp(1, moves_left));
-        // Keep the overhead of every remaining move in reserve.
-        let reserve = overhead.saturating_mul(mtg);
-        let available = clock.time.saturating_sub(reserve.min(clock.time / 2) + overhead);
+        let unpaid = (overhead + slack).saturating_sub(clock.inc);
+        let reserve = unpaid.saturating_mul(mtg) + overhead + slack;
+        let available = clock.time.saturating_sub(reserve);
         let inc = if mtg > 1 {
             permille(clock.inc, params.time_inc_permille)
         } else {
             Duration::ZERO
         };
         let base = available / mtg + inc;
-        let max = permille(available, params.time_max_permille);
-        let hard = permille(permille(base, params.time_soft_permille), params.time_hard_permille).min(max);
-        let soft = permille(base, params.time_soft_permille).min(hard);
-        let floor = Duration::from_millis(1);
+        let soft = permille(base, params.time_soft_permille);
+        let hard = permille(soft, params.time_hard_permille).min(permille(available, params.time_max_permille));
+        let soft = soft.min(hard);
         Budget {
-            next_iteration: permille(soft, params.time_next_iter_permille).max(floor),
-            soft: soft.max(floor),
-            hard: hard.max(floor),
+            next_iteration: permille(soft, params.time_next_iter_permille).max(slack),
+            soft: soft.max(slack),
+            hard: hard.max(slack),
         }
     }
 }
@@ -91,27 +96,43 @@ mod tests {
         assert_eq!(own_moves_left(102), 0);
     }
 
-    #[test]
-    fn a_whole_game_budget_is_never_overspent() {
+    /// Plays a game's moves for one side, each taking `spend(budget)` plus
+    /// the overhead; returns the time left at the end, or the ply at which
+    /// the flag fell.
+    fn simulate(time: Duration, inc: Duration, red: bool, spend: fn(&Budget) -> Duration) -> Result<Duration, u32> {
         let params = Params::default();
         let overhead = Duration::from_millis(10);
-        for red in [true, false] {
-            let mut left = Duration::from_secs(30);
-            let mut ply = if red { 2 } else { 3 };
-            while ply < MAX_PLY {
-                let clock = Clock {
-                    time: left,
-                    ..Clock::default()
-                };
-                let budget = Budget::for_clock(&clock, ply, overhead, &params);
-                assert!(budget.next_iteration <= budget.soft && budget.soft <= budget.hard);
-                // Worst case: every move uses its hard limit plus the overhead.
-                let used = budget.hard + overhead;
-                assert!(used < left, "ply {ply}: {used:?} of {left:?}");
-                left -= used;
-                ply += 2;
+        let mut left = time;
+        let mut ply = if red { 2 } else { 3 };
+        while ply < MAX_PLY {
+            let clock = Clock {
+                time: left,
+                inc,
+                movestogo: None,
+            };
+            let budget = Budget::for_clock(&clock, ply, overhead, &params);
+            assert!(budget.next_iteration <= budget.soft && budget.soft <= budget.hard);
+            let used = spend(&budget) + overhead;
+            if used >= left {
+                return Err(ply);
             }
-            assert!(left > Duration::from_millis(100), "{left:?} left");
+            left = left - used + inc;
+            ply += 2;
+        }
+        Ok(left)
+    }
+
+    #[test]
+    fn a_clock_lasts_the_game_even_if_every_move_runs_to_its_hard_limit() {
+        for (time, inc) in [(30_000, 0), (1_000, 10), (800, 0), (5_000, 100)] {
+            let (time, inc) = (Duration::from_millis(time), Duration::from_millis(inc));
+            for red in [true, false] {
+                let left = simulate(time, inc, red, |b| b.hard);
+                assert!(left.is_ok(), "{time:?}+{inc:?} red {red}: flag at ply {:?}", left.err());
+                let typical = simulate(time, inc, red, |b| b.soft).unwrap_or_default();
+                // Time is spent, not hoarded: at most a fifth is left over.
+                assert!(typical < time / 5 + inc * 10, "{time:?}+{inc:?}: {typical:?} left");
+            }
         }
     }
 

@@ -65,7 +65,10 @@ fn pack(mv: Option<Move>, score: i32, depth: i32, bound: Bound, age: u8) -> u64 
         Bound::Lower => 2,
         Bound::Upper => 3,
     };
-    code | ((score as u32 as u64) << 16) | ((depth.clamp(0, 255) as u64) << 48) | (bound_bits << 56) | ((age as u64 & 63) << 58)
+    code | ((score as u32 as u64) << 16)
+        | ((depth.clamp(0, 255) as u64) << 48)
+        | (bound_bits << 56)
+        | ((age as u64 & 63) << 58)
 }
 
 fn unpack(data: u64) -> Option<Hit> {
@@ -101,11 +104,7 @@ impl Table {
     /// # Errors
     /// [`TableError::TooLarge`] when `mb` exceeds the machine's memory.
     pub fn new(mb: usize) -> Result<Table, TableError> {
-        if let Some(available) = machine_memory_mb()
-            && mb > available
-        {
-            return Err(TableError::TooLarge { requested: mb, available });
-        }
+        Table::check(mb)?;
         let count = (mb.saturating_mul(1 << 20) / size_of::<Bucket>()).max(1);
         // All-zero buckets are empty; zeroed allocation leaves pages untouched
         // until used.
@@ -113,6 +112,20 @@ impl Table {
             buckets: vec![[[0u64; 2]; BUCKET]; count],
             age: 0,
         })
+    }
+
+    /// Whether a table of `mb` MB fits in memory.
+    ///
+    /// # Errors
+    /// [`TableError::TooLarge`] when `mb` exceeds the machine's memory.
+    pub fn check(mb: usize) -> Result<(), TableError> {
+        match machine_memory_mb() {
+            Some(available) if mb > available => Err(TableError::TooLarge {
+                requested: mb,
+                available,
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// Forgets everything (a new game).
@@ -173,7 +186,13 @@ impl Table {
                 (0..BUCKET).min_by_key(|&i| worth(&bucket[i])).unwrap_or(0)
             }
         };
-        let mv = mv.or_else(|| if bucket[slot][0] == key { unpack(bucket[slot][1]).and_then(|h| h.mv) } else { None });
+        let mv = mv.or_else(|| {
+            if bucket[slot][0] == key {
+                unpack(bucket[slot][1]).and_then(|h| h.mv)
+            } else {
+                None
+            }
+        });
         bucket[slot] = [key, pack(mv, score, depth, bound, age)];
     }
 

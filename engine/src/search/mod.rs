@@ -1,0 +1,550 @@
+//! The search behind `go`: iterative deepening over a principal variation
+//! search with aspiration windows, a transposition table, move ordering and
+//! a quiescence search, driven by [`Limits`] (depth, nodes, time, clock,
+//! infinite) and stopped from another thread through [`Signals`].
+//!
+//! This module never prints. A [`Searcher`] owns what outlives one search
+//! (the hash table, history, the evaluator); [`Searcher::search`] returns a
+//! [`SearchResult`] and reports each finished iteration to a [`Reporter`],
+//! which the server turns into `info` lines. Every tunable number comes
+//! from [`Params`]. Setups (plies 1 and 2) are chosen by sampling, see
+//! `setup`.
+//!
+//! ```
+//! use leaper::search::{Limits, Searcher, Signals};
+//! use leaper::{Position, SetupCase};
+//!
+//! let mut pos = Position::new();
+//! for text in ["AWNAADADAFFAADDA", "aaaaaffdaddadnwa"] {
+//!     let mv = pos.parse_move(text, SetupCase::Strict).unwrap();
+//!     pos.play_game_move(&mv);
+//! }
+//! let mut searcher = Searcher::new(16).unwrap();
+//! let limits = Limits { depth: Some(3), ..Limits::default() };
+//! let result = searcher.search(&pos, &limits, &Signals::default(), &mut ());
+//! assert!(result.best.is_some());
+//! ```
+
+mod alphabeta;
+mod eval;
+mod ordering;
+mod params;
+mod score;
+mod setup;
+mod time;
+mod tt;
+
+pub use alphabeta::{can_capture_wazir, table_key, terminal_score};
+pub use eval::{Evaluator, Material};
+pub use ordering::MAX_SEARCH_PLY;
+pub use params::{ParamError, Params, Tunable};
+pub use score::{INFINITY, MATE, MATE_BOUND, ScoreReport, is_mate, loss_at, win_at};
+pub use setup::{candidates as setup_candidates, heuristic as setup_heuristic};
+pub use time::{Budget, Clock, own_moves_left};
+pub use tt::{Table, TableError};
+
+use crate::rules::{Color, GameMove, MAX_PLY, Move, MoveList, Position, Role, Setup};
+use alphabeta::{Context, Deadline, Line};
+use ordering::{Heuristics, Picker, evasions};
+use rand::SeedableRng;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// What may end a search. Absent limits do not apply; with none at all the
+/// search runs until [`Signals::stop`] (as `go infinite`).
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Deepest iteration, in plies.
+    pub depth: Option<u32>,
+    /// Most nodes.
+    pub nodes: Option<u64>,
+    /// Fixed time for this move.
+    pub movetime: Option<Duration>,
+    /// The side to move's clock.
+    pub clock: Option<Clock>,
+    /// Search until stopped; the result waits for the stop.
+    pub infinite: bool,
+    /// Pondering: no time limit while [`Signals::pondering`] is set.
+    pub ponder: bool,
+    /// Kept back from every move's time for the GUI and the pipes.
+    pub move_overhead: Duration,
+    /// Search only these root moves (empty: all).
+    pub searchmoves: Vec<Move>,
+    /// When the `go` arrived: time limits count from here.
+    pub start: Instant,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            depth: None,
+            nodes: None,
+            movetime: None,
+            clock: None,
+            infinite: false,
+            ponder: false,
+            move_overhead: Duration::from_millis(10),
+            searchmoves: Vec::new(),
+            start: Instant::now(),
+        }
+    }
+}
+
+impl Limits {
+    /// Whether only a stop ends the search (`go infinite`, or no limit).
+    fn until_stopped(&self) -> bool {
+        self.infinite
+            || (self.depth.is_none() && self.nodes.is_none() && self.movetime.is_none() && self.clock.is_none())
+    }
+
+    /// Whether the search is bounded by time alone.
+    fn time_only(&self) -> bool {
+        !self.infinite && self.depth.is_none() && self.nodes.is_none()
+    }
+}
+
+/// Flags another thread sets to steer a running search.
+#[derive(Debug, Default)]
+pub struct Signals {
+    /// Stop now and return the best move so far. Checked at every node.
+    pub stop: AtomicBool,
+    /// Set while pondering; clearing it (`ponderhit`) starts the clock.
+    pub pondering: AtomicBool,
+}
+
+/// A finished iteration, as `info` reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Iteration {
+    /// Its depth.
+    pub depth: u32,
+    /// The deepest ply reached, quiescence included.
+    pub seldepth: u32,
+    /// The score for the side to move (see [`ScoreReport`]).
+    pub score: i32,
+    /// Nodes searched so far.
+    pub nodes: u64,
+    /// Time since the search started.
+    pub elapsed: Duration,
+    /// Hash table use, permill.
+    pub hashfull: u32,
+    /// The principal variation.
+    pub pv: Vec<GameMove>,
+}
+
+impl Iteration {
+    /// Nodes per second.
+    pub fn nps(&self) -> u64 {
+        (self.nodes as f64 / self.elapsed.as_secs_f64().max(1e-6)) as u64
+    }
+}
+
+/// Receives the progress of a search.
+pub trait Reporter {
+    /// Called after each finished iteration.
+    fn iteration(&mut self, iteration: &Iteration);
+}
+
+impl Reporter for () {
+    fn iteration(&mut self, _: &Iteration) {}
+}
+
+impl<F: FnMut(&Iteration)> Reporter for F {
+    fn iteration(&mut self, iteration: &Iteration) {
+        self(iteration)
+    }
+}
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    /// The move to play; `None` only when the game is over.
+    pub best: Option<GameMove>,
+    /// The expected reply.
+    pub ponder: Option<GameMove>,
+    /// The score of `best` for the side to move.
+    pub score: i32,
+    /// The last finished iteration.
+    pub depth: u32,
+    /// The deepest ply reached.
+    pub seldepth: u32,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Time taken.
+    pub elapsed: Duration,
+    /// The principal variation, `best` first.
+    pub pv: Vec<GameMove>,
+}
+
+/// A search engine: the hash table, move-ordering history and evaluator
+/// that outlive a single search.
+#[derive(Debug)]
+pub struct Searcher<E: Evaluator = Material> {
+    tt: Table,
+    heur: Heuristics,
+    eval: E,
+    seed: u64,
+}
+
+impl Searcher<Material> {
+    /// A searcher with the material evaluation and a table of `hash_mb` MB.
+    ///
+    /// # Errors
+    /// [`TableError`] when the table does not fit in memory.
+    pub fn new(hash_mb: usize) -> Result<Searcher<Material>, TableError> {
+        Searcher::with_evaluator(Material::default(), hash_mb)
+    }
+}
+
+/// Nodes for each candidate's short search when choosing a setup.
+const SETUP_NODES: u64 = 3_000;
+/// Random setups sampled, and how many of the best are searched.
+const SETUP_SAMPLES: usize = 200;
+const SETUP_FINALISTS: usize = 6;
+
+impl<E: Evaluator> Searcher<E> {
+    /// A searcher with evaluator `eval` and a table of `hash_mb` MB.
+    ///
+    /// # Errors
+    /// [`TableError`] when the table does not fit in memory.
+    pub fn with_evaluator(eval: E, hash_mb: usize) -> Result<Searcher<E>, TableError> {
+        Ok(Searcher {
+            tt: Table::new(hash_mb)?,
+            heur: Heuristics::default(),
+            eval,
+            seed: 0,
+        })
+    }
+
+    /// Replaces the table by one of `hash_mb` MB (emptied).
+    ///
+    /// # Errors
+    /// [`TableError`] when it does not fit; the old table stays.
+    pub fn resize(&mut self, hash_mb: usize) -> Result<(), TableError> {
+        Table::check(hash_mb)?;
+        // Free the old table first so that both never coexist.
+        self.tt = Table::new(0)?;
+        self.tt = Table::new(hash_mb)?;
+        Ok(())
+    }
+
+    /// Forgets everything learned (a new game).
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.heur.clear();
+    }
+
+    /// Seeds the sampling of setups (0 by default: the same position gets
+    /// the same setup).
+    pub fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
+    }
+
+    /// The evaluator.
+    pub fn evaluator(&self) -> &E {
+        &self.eval
+    }
+
+    /// Searches `pos` under `limits` with the default parameters.
+    pub fn search(
+        &mut self,
+        pos: &Position,
+        limits: &Limits,
+        signals: &Signals,
+        reporter: &mut dyn Reporter,
+    ) -> SearchResult {
+        self.search_with(pos, limits, &Params::default(), signals, reporter)
+    }
+
+    /// Searches `pos` under `limits` with parameters `params`, reporting
+    /// each finished iteration. Returns when a limit is reached or
+    /// `signals.stop` is set; under `go infinite` (or while pondering) it
+    /// waits for the stop even when the search has nothing left to do.
+    pub fn search_with(
+        &mut self,
+        pos: &Position,
+        limits: &Limits,
+        params: &Params,
+        signals: &Signals,
+        reporter: &mut dyn Reporter,
+    ) -> SearchResult {
+        self.tt.new_search();
+        self.heur.new_search();
+        let result = if pos.outcome().is_some() {
+            SearchResult {
+                best: None,
+                ponder: None,
+                score: 0,
+                depth: 0,
+                seldepth: 0,
+                nodes: 0,
+                elapsed: limits.start.elapsed(),
+                pv: Vec::new(),
+            }
+        } else if pos.is_setup_phase() {
+            self.choose_setup(pos, limits, params, signals, reporter)
+        } else {
+            self.search_moves(pos, limits, params, signals, reporter)
+        };
+        while !signals.stop.load(Ordering::Relaxed)
+            && (limits.until_stopped() || (limits.ponder && signals.pondering.load(Ordering::Relaxed)))
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        result
+    }
+
+    /// The root moves worth searching, best guess first.
+    fn root_moves(&self, pos: &Position, limits: &Limits) -> Vec<Move> {
+        let mut list = MoveList::new();
+        if let Some(wazir) = pos.wazir(pos.turn())
+            && pos.ply() + 1 < MAX_PLY
+        {
+            let attackers = pos.attackers(wazir, !pos.turn());
+            if attackers.is_nonempty() {
+                evasions(pos, wazir, attackers, &mut list);
+            }
+        }
+        if list.is_empty() {
+            pos.legal_moves(&mut list);
+        }
+        let tt_move = self.tt.probe(table_key(pos)).and_then(|h| h.mv);
+        let mut moves: Vec<Move> = Picker::new(pos, list, tt_move, &self.heur, 0, &self.eval).collect();
+        if !limits.searchmoves.is_empty() {
+            let allowed: Vec<Move> = moves
+                .iter()
+                .copied()
+                .filter(|m| limits.searchmoves.contains(m))
+                .collect();
+            if !allowed.is_empty() {
+                moves = allowed;
+            }
+        }
+        moves
+    }
+
+    fn search_moves(
+        &mut self,
+        pos: &Position,
+        limits: &Limits,
+        params: &Params,
+        signals: &Signals,
+        reporter: &mut dyn Reporter,
+    ) -> SearchResult {
+        let to_game = |moves: &[Move]| moves.iter().map(|&m| GameMove::Move(m)).collect::<Vec<_>>();
+        if let Some(mv) = can_capture_wazir(pos) {
+            let iteration = Iteration {
+                depth: 1,
+                seldepth: 1,
+                score: win_at(1),
+                nodes: 1,
+                elapsed: limits.start.elapsed(),
+                hashfull: self.tt.hashfull(),
+                pv: vec![GameMove::Move(mv)],
+            };
+            reporter.iteration(&iteration);
+            return SearchResult {
+                best: Some(GameMove::Move(mv)),
+                ponder: None,
+                score: iteration.score,
+                depth: 1,
+                seldepth: 1,
+                nodes: 1,
+                elapsed: iteration.elapsed,
+                pv: iteration.pv,
+            };
+        }
+        let mut order = self.root_moves(pos, limits);
+        let budget = if limits.infinite {
+            None
+        } else if let Some(movetime) = limits.movetime {
+            Some(Budget::fixed(movetime, limits.move_overhead))
+        } else {
+            limits
+                .clock
+                .map(|clock| Budget::for_clock(&clock, pos.ply(), limits.move_overhead, params))
+        };
+        let remaining = MAX_PLY.saturating_sub(pos.ply()).max(1);
+        let max_depth = limits
+            .depth
+            .unwrap_or(u32::MAX)
+            .clamp(1, remaining.min(MAX_SEARCH_PLY as u32 - 1));
+        let mut ctx = Context {
+            tt: &mut self.tt,
+            eval: &self.eval,
+            heur: &mut self.heur,
+            params,
+            stop: &signals.stop,
+            pondering: &signals.pondering,
+            deadline: Deadline {
+                start: limits.start,
+                hard: budget.map(|b| b.hard),
+                nodes: limits.nodes.unwrap_or(u64::MAX).max(1),
+            },
+            nodes: 0,
+            seldepth: 0,
+            stopped: false,
+        };
+        let mut best = SearchResult {
+            best: order.first().map(|&m| GameMove::Move(m)),
+            ponder: None,
+            score: 0,
+            depth: 0,
+            seldepth: 0,
+            nodes: 0,
+            elapsed: Duration::ZERO,
+            pv: order.first().map(|&m| vec![GameMove::Move(m)]).unwrap_or_default(),
+        };
+        let mut pv = Line::default();
+        for depth in 1..=max_depth as i32 {
+            let aspiration = depth >= params.aspiration_min_depth && !is_mate(best.score);
+            let mut delta = params.aspiration_window.max(1);
+            let (mut alpha, mut beta) = if aspiration {
+                ((best.score - delta).max(-INFINITY), (best.score + delta).min(INFINITY))
+            } else {
+                (-INFINITY, INFINITY)
+            };
+            let score = loop {
+                let (score, index) = ctx.root(pos, &order, depth, alpha, beta, &mut pv);
+                if ctx.stopped {
+                    // A move that beat alpha in an unfinished iteration is
+                    // still better than the previous best.
+                    if index.is_some() && score > alpha && !pv.moves().is_empty() {
+                        best.best = pv.moves().first().map(|&m| GameMove::Move(m));
+                        best.pv = to_game(pv.moves());
+                    }
+                    break None;
+                }
+                if let Some(i) = index
+                    && score > alpha
+                {
+                    // The best move so far goes first in the next search.
+                    let mv = order.remove(i);
+                    order.insert(0, mv);
+                }
+                if score <= alpha && alpha > -INFINITY {
+                    beta = (alpha + beta) / 2;
+                    alpha = (score - delta).max(-INFINITY);
+                } else if score >= beta && beta < INFINITY {
+                    beta = (score + delta).min(INFINITY);
+                } else {
+                    break Some(score);
+                }
+                delta = delta.saturating_mul(2);
+                if delta > MATE / 4 {
+                    alpha = -INFINITY;
+                    beta = INFINITY;
+                }
+            };
+            let Some(score) = score else {
+                break;
+            };
+            best.score = score;
+            best.depth = depth as u32;
+            best.seldepth = ctx.seldepth.max(depth) as u32;
+            best.pv = to_game(pv.moves());
+            best.best = best.pv.first().copied().or(best.best);
+            let elapsed = limits.start.elapsed();
+            reporter.iteration(&Iteration {
+                depth: best.depth,
+                seldepth: best.seldepth,
+                score,
+                nodes: ctx.nodes,
+                elapsed,
+                hashfull: ctx.tt.hashfull(),
+                pv: best.pv.clone(),
+            });
+            let pondering = limits.ponder && signals.pondering.load(Ordering::Relaxed);
+            if !limits.infinite && !pondering {
+                let out_of_time = budget.is_some_and(|b| elapsed >= b.next_iteration);
+                let forced = order.len() == 1 && limits.time_only();
+                let solved = is_mate(score) && MATE - score.abs() <= depth;
+                if out_of_time || forced || solved {
+                    break;
+                }
+            }
+        }
+        best.nodes = ctx.nodes;
+        best.elapsed = limits.start.elapsed();
+        best.ponder = best.pv.get(1).copied();
+        best
+    }
+
+    /// The setup to play at ply 0 or 1: the best by heuristic plus a short
+    /// search among the best sampled candidates. For Red each candidate is
+    /// answered by Blue's heuristic reply first.
+    fn choose_setup(
+        &mut self,
+        pos: &Position,
+        limits: &Limits,
+        params: &Params,
+        signals: &Signals,
+        reporter: &mut dyn Reporter,
+    ) -> SearchResult {
+        let color = pos.turn();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(self.seed ^ pos.hash() ^ 0x5e70_5e70);
+        let opponent = (color == Color::Blue).then(|| red_setup(pos)).flatten();
+        let finalists = setup::candidates(&mut rng, color, opponent.as_ref(), SETUP_SAMPLES, SETUP_FINALISTS);
+        let mut nodes = 0;
+        let mut chosen: Option<(Setup, i32, i32)> = None;
+        for &(setup, heuristic) in &finalists {
+            if signals.stop.load(Ordering::Relaxed) && chosen.is_some() {
+                break;
+            }
+            let mut after = pos.clone();
+            after.play_setup(&setup);
+            if color == Color::Red {
+                let reply = setup::candidates(&mut rng, Color::Blue, Some(&setup), SETUP_SAMPLES / 4, 1);
+                match reply.first() {
+                    Some((reply, _)) => after.play_setup(reply),
+                    None => continue,
+                }
+            }
+            let quick = Limits {
+                depth: Some(4),
+                nodes: Some(SETUP_NODES),
+                start: Instant::now(),
+                ..Limits::default()
+            };
+            let found = self.search_moves(&after, &quick, params, &Signals::default(), &mut ());
+            nodes += found.nodes;
+            // `after` has Red to move.
+            let for_us = if color == Color::Red { found.score } else { -found.score };
+            let total = heuristic + for_us.clamp(-MATE_BOUND, MATE_BOUND);
+            if chosen.is_none_or(|(_, best, _)| total > best) {
+                chosen = Some((setup, total, for_us));
+            }
+        }
+        let (setup, _, score) = chosen.unwrap_or((Setup::first(), 0, 0));
+        let elapsed = limits.start.elapsed();
+        let best = GameMove::Setup(setup);
+        reporter.iteration(&Iteration {
+            depth: 1,
+            seldepth: 1,
+            score,
+            nodes,
+            elapsed,
+            hashfull: self.tt.hashfull(),
+            pv: vec![best],
+        });
+        SearchResult {
+            best: Some(best),
+            ponder: None,
+            score,
+            depth: 1,
+            seldepth: 1,
+            nodes,
+            elapsed,
+            pv: vec![best],
+        }
+    }
+}
+
+/// Red's setup as it stands on rows `a` and `b` at ply 1.
+fn red_setup(pos: &Position) -> Option<Setup> {
+    let mut roles = [Role::Alfil; 16];
+    for (i, slot) in roles.iter_mut().enumerate() {
+        let piece = pos.piece_at(Setup::square(Color::Red, i))?;
+        *slot = piece.role;
+    }
+    Setup::from_roles(roles).ok()
+}

@@ -1,0 +1,218 @@
+//! The search through its library API: it finds forced wazir captures,
+//! honours every limit and the stop flag, is deterministic at a fixed
+//! depth, and always answers with a legal move (setups included).
+
+use leaper::search::{Clock, Limits, ScoreReport, Searcher, Signals, win_at};
+use leaper::{GameMove, Move, MoveList, Position, SetupCase};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn play(moves: &str) -> Position {
+    let mut pos = Position::new();
+    for text in moves.split_whitespace() {
+        let mv = pos.parse_move(text, SetupCase::Lenient).unwrap();
+        pos.play_game_move(&mv);
+    }
+    pos
+}
+
+fn depth(d: u32) -> Limits {
+    Limits {
+        depth: Some(d),
+        ..Limits::default()
+    }
+}
+
+fn searcher() -> Searcher {
+    Searcher::new(8).unwrap()
+}
+
+/// A random position reached by `plies` random moves after random setups.
+fn random_position(rng: &mut StdRng, plies: usize) -> Position {
+    let mut pos = Position::from_setups(&leaper::Setup::random(rng), &leaper::Setup::random(rng));
+    for _ in 0..plies {
+        if pos.outcome().is_some() {
+            break;
+        }
+        let mut list = MoveList::new();
+        pos.legal_moves(&mut list);
+        let mv = list.as_slice()[rng.random_range(0..list.len())];
+        let next = pos.after(mv);
+        if next.terminal().is_some() {
+            break;
+        }
+        pos = next;
+    }
+    pos
+}
+
+#[test]
+fn captures_are_exactly_the_legal_moves_onto_enemy_pieces() {
+    let mut rng = StdRng::seed_from_u64(3);
+    for _ in 0..300 {
+        let plies = rng.random_range(0..60);
+        let pos = random_position(&mut rng, plies);
+        let (mut all, mut caps) = (MoveList::new(), MoveList::new());
+        pos.legal_moves(&mut all);
+        pos.captures(&mut caps);
+        let expected: Vec<Move> = all
+            .iter()
+            .copied()
+            .filter(|m| matches!(m, Move::Jump { to, .. } if pos.pieces_of(!pos.turn()).contains(*to)))
+            .collect();
+        assert_eq!(caps.as_slice(), expected.as_slice(), "{pos:?}");
+    }
+}
+
+#[test]
+fn an_attacked_wazir_is_captured_at_once() {
+    // Red's knight on c3 attacks Blue's wazir on d5.
+    let pos = Position::from_fen("AAAAAAAA/DDDDFF1W/2N5/4w3/8/8/aaaaaaaa/ddddff1n - r 10").unwrap();
+    let result = searcher().search(&pos, &depth(5), &Signals::default(), &mut ());
+    assert_eq!(result.best.map(|m| m.to_text(pos.turn())).as_deref(), Some("c3d5"));
+    assert_eq!(result.score, win_at(1));
+    assert_eq!(ScoreReport::from_score(result.score), ScoreReport::Mate(1));
+}
+
+#[test]
+fn a_forced_capture_in_two_is_found_and_reported_as_mate_2() {
+    // Blue's wazir on h8 can only flee to g8 and h7, which Red's dabbabas on
+    // g6 and f7 cover; an alfil dropped on f6 attacks h8 and nothing can
+    // take it, so the wazir falls on Red's next move.
+    let fen = "W7/8/8/8/8/6D1/5D2/7w Aaaaaaaaaaaaaaaaddddddffffnn r 40";
+    let pos = Position::from_fen(fen).unwrap();
+    let result = searcher().search(&pos, &depth(4), &Signals::default(), &mut ());
+    assert_eq!(result.best.map(|m| m.to_text(pos.turn())).as_deref(), Some("Af6"));
+    assert_eq!(result.score, win_at(3));
+    assert_eq!(ScoreReport::from_score(result.score), ScoreReport::Mate(2));
+    // Blue, to move after the drop, sees its wazir fall.
+    let after = pos.after(Move::Drop {
+        role: leaper::Role::Alfil,
+        to: leaper::Square::parse(b"f6").unwrap(),
+    });
+    let result = searcher().search(&after, &depth(4), &Signals::default(), &mut ());
+    assert_eq!(ScoreReport::from_score(result.score), ScoreReport::Mate(-1));
+}
+
+#[test]
+fn a_fixed_depth_search_is_deterministic() {
+    let pos = play("AWNAADADAFFAADDA aaaaaffdaddadnwa b5d3 g4e6 a3c4");
+    let a = searcher().search(&pos, &depth(5), &Signals::default(), &mut ());
+    let b = searcher().search(&pos, &depth(5), &Signals::default(), &mut ());
+    assert_eq!((a.nodes, a.best, a.score), (b.nodes, b.best, b.score));
+    assert_eq!(a.depth, 5);
+    assert!(a.nodes > 1000);
+}
+
+#[test]
+fn node_and_depth_limits_hold() {
+    let pos = play("AWNAADADAFFAADDA aaaaaffdaddadnwa");
+    let mut iterations = Vec::new();
+    let result = searcher().search(
+        &pos,
+        &depth(3),
+        &Signals::default(),
+        &mut |it: &leaper::search::Iteration| iterations.push(it.depth),
+    );
+    assert_eq!(iterations, [1, 2, 3]);
+    assert_eq!(result.depth, 3);
+    let limits = Limits {
+        nodes: Some(5_000),
+        ..Limits::default()
+    };
+    let result = searcher().search(&pos, &limits, &Signals::default(), &mut ());
+    assert!(result.nodes <= 5_001, "{}", result.nodes);
+    assert!(result.best.is_some());
+}
+
+#[test]
+fn time_limits_hold() {
+    let pos = play("AWNAADADAFFAADDA aaaaaffdaddadnwa b5d3 g4e6");
+    for limits in [
+        Limits {
+            movetime: Some(Duration::from_millis(100)),
+            ..Limits::default()
+        },
+        Limits {
+            clock: Some(Clock {
+                time: Duration::from_millis(2_000),
+                inc: Duration::ZERO,
+                movestogo: None,
+            }),
+            ..Limits::default()
+        },
+    ] {
+        let start = Instant::now();
+        let result = searcher().search(&pos, &limits, &Signals::default(), &mut ());
+        let took = start.elapsed();
+        assert!(result.best.is_some());
+        assert!(took < Duration::from_millis(400), "{limits:?} took {took:?}");
+    }
+}
+
+#[test]
+fn the_stop_flag_ends_an_infinite_search_with_a_move() {
+    let pos = play("AWNAADADAFFAADDA aaaaaffdaddadnwa b5d3 g4e6");
+    let signals = Arc::new(Signals::default());
+    let stopper = {
+        let signals = Arc::clone(&signals);
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(150));
+            signals.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            Instant::now()
+        })
+    };
+    let limits = Limits {
+        infinite: true,
+        ..Limits::default()
+    };
+    let result = searcher().search(&pos, &limits, &signals, &mut ());
+    let stopped_at = stopper.join().unwrap();
+    assert!(stopped_at.elapsed() < Duration::from_millis(100));
+    let best = result.best.unwrap();
+    let GameMove::Move(mv) = best else { panic!("{best:?}") };
+    assert!(pos.check(&GameMove::Move(mv)).is_ok());
+}
+
+#[test]
+fn every_answer_is_legal_from_setup_to_the_end_of_a_game() {
+    let mut rng = StdRng::seed_from_u64(11);
+    let mut s = searcher();
+    for game in 0..3u64 {
+        s.set_seed(game);
+        let mut pos = Position::new();
+        while pos.outcome().is_none() {
+            let limits = Limits {
+                nodes: Some(rng.random_range(200..3_000)),
+                ..Limits::default()
+            };
+            let result = s.search(&pos, &limits, &Signals::default(), &mut ());
+            let mv = result.best.unwrap_or_else(|| panic!("no move in {pos:?}"));
+            pos.play_checked(&mv).unwrap_or_else(|e| panic!("{e} in {pos:?}"));
+        }
+        let result = s.search(&pos, &depth(3), &Signals::default(), &mut ());
+        assert_eq!(result.best, None);
+    }
+}
+
+#[test]
+fn setups_are_chosen_quickly_and_sensibly() {
+    let mut s = searcher();
+    let start = Instant::now();
+    let red = s.search(&Position::new(), &depth(1), &Signals::default(), &mut ());
+    let Some(GameMove::Setup(red)) = red.best else { panic!() };
+    let mut pos = Position::new();
+    pos.play_setup(&red);
+    let blue = s.search(&pos, &depth(1), &Signals::default(), &mut ());
+    let Some(GameMove::Setup(blue)) = blue.best else {
+        panic!()
+    };
+    assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
+    for (setup, color) in [(red, leaper::Color::Red), (blue, leaper::Color::Blue)] {
+        let w = setup.roles().iter().position(|&r| r == leaper::Role::Wazir).unwrap();
+        let col = leaper::Setup::square(color, w).col();
+        assert!(col <= 1 || col >= 6, "{}", setup.to_text(color));
+    }
+}
