@@ -197,6 +197,15 @@ impl Setup {
         Setup { roles }
     }
 
+    /// The same formation for the other side: Red's text fills its back
+    /// row first, Blue's its front row first, so a formation changes sides
+    /// by swapping the text's two halves (the back row stays at the back).
+    pub fn for_other_side(&self) -> Setup {
+        let mut roles = self.roles;
+        roles.rotate_left(8);
+        Setup { roles }
+    }
+
     /// The first setup in sorted text order (`AAAAAAAADDDDFFNW`).
     pub const fn first() -> Setup {
         use Role::*;
@@ -297,6 +306,7 @@ mod tests {
             prop_assert_eq!(parsed, setup);
             prop_assert_eq!(color, Color::Blue);
             prop_assert_eq!(setup.mirror().mirror(), setup);
+            prop_assert_eq!(setup.for_other_side().for_other_side(), setup);
             prop_assert!(Setup::from_roles(*setup.mirror().roles()).is_ok());
         }
     }

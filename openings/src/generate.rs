@@ -1,0 +1,515 @@
+//! Book generation: find good Red setups and Blue's best replies with the
+//! engine's search, on several threads, resumable after a kill.
+//!
+//! The method follows the one the CodeCup 2026 winner described (seed
+//! document 000, "Opening book"): setups cannot be enumerated against each
+//! other (10.8 million squared), so a small pool of "reasonable" replies
+//! stands in for all of Blue's. Screening rounds search many sampled Red
+//! setups shallowly against the pool and make the best of them the next
+//! pool (as Blue formations), so pool and candidates improve together; then
+//! the best Red setups are searched deeper and deeper, fewer each time.
+//! Every pair's value is a fixed-depth search, so results do not depend on
+//! the order or the thread they were computed in: an interrupted and
+//! resumed run writes the same book as an uninterrupted one.
+
+use crate::evaluate::PairEvaluator;
+use crate::suite::{canonical_red, sample_reasonable};
+use leaper::book::{Book, BookEntry};
+use leaper::{Color, Setup};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// How a book is built. The defaults make a useful book in well under an
+/// hour on 2 cores with the engine's search.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GenerateConfig {
+    /// Seed of the sampling.
+    pub seed: u64,
+    /// Replies every Red setup is searched against.
+    pub pool_size: usize,
+    /// Fresh Red setups sampled in each screening round.
+    pub screen_samples: usize,
+    /// Screening rounds.
+    pub screen_rounds: usize,
+    /// Search depth of the screening.
+    pub screen_depth: u32,
+    /// Entries of the finished book (the best Red setups of the screening).
+    pub book_size: usize,
+    /// Deepening stages: the `count` best Red setups searched to `depth`.
+    pub deepen: Vec<(usize, u32)>,
+    /// Worker threads.
+    pub threads: usize,
+}
+
+impl Default for GenerateConfig {
+    fn default() -> Self {
+        GenerateConfig {
+            seed: 1,
+            pool_size: 40,
+            screen_samples: 1500,
+            screen_rounds: 3,
+            screen_depth: 1,
+            book_size: 400,
+            deepen: vec![(400, 2), (120, 3), (40, 4)],
+            threads: 2,
+        }
+    }
+}
+
+/// Why generation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum GenerateError {
+    /// The state file could not be written or read.
+    #[error("state file {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The state file is not a generator state.
+    #[error("state file {path} is damaged: {message}")]
+    BadState {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// Stopped on request; the state file holds the work so far.
+    #[error("stopped; resume from {0}")]
+    Stopped(PathBuf),
+}
+
+/// Where a run stands, for a progress bar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// The current stage, 0-based.
+    pub stage: usize,
+    /// Number of stages.
+    pub stages: usize,
+    /// A name for the stage (`screen 2/3`, `depth 3`).
+    pub name: String,
+    /// Red setups searched in this stage.
+    pub done: usize,
+    /// Red setups to search in this stage.
+    pub total: usize,
+}
+
+/// A searched Red setup: its best reply in the pool and the value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Scored {
+    red: u32,
+    blue: u32,
+    eval: i32,
+    depth: u32,
+}
+
+/// Everything needed to continue a run, saved after every few results.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct State {
+    config: GenerateConfig,
+    stage: usize,
+    /// Blue setups (ranks) every Red setup is searched against.
+    pool: Vec<u32>,
+    /// Red setups (ranks) of the current stage.
+    candidates: Vec<u32>,
+    /// Results of the current stage so far.
+    done: Vec<Scored>,
+    /// The best Red setups known, best first.
+    ranking: Vec<Scored>,
+}
+
+/// A book generation run bound to its state file.
+#[derive(Debug)]
+pub struct Generator {
+    state: State,
+    path: PathBuf,
+}
+
+fn setup(rank: u32) -> Setup {
+    Setup::unrank(rank).unwrap_or_else(Setup::first)
+}
+
+impl Generator {
+    /// A new run with `config`, saving its state to `path`.
+    pub fn new(config: GenerateConfig, path: &Path) -> Result<Generator, GenerateError> {
+        let mut rng = StdRng::seed_from_u64(config.seed);
+        let pool = (0..config.pool_size)
+            .map(|_| sample_reasonable(&mut rng, Color::Blue, 8).rank())
+            .collect();
+        let candidates = fresh_candidates(&config, 0, &[]);
+        let state = State {
+            config,
+            stage: 0,
+            pool,
+            candidates,
+            done: Vec::new(),
+            ranking: Vec::new(),
+        };
+        let generator = Generator {
+            state,
+            path: path.to_path_buf(),
+        };
+        generator.save()?;
+        Ok(generator)
+    }
+
+    /// Continues the run saved in `path`.
+    pub fn resume(path: &Path) -> Result<Generator, GenerateError> {
+        let text = std::fs::read_to_string(path).map_err(|source| GenerateError::Io {
+            path: path.into(),
+            source,
+        })?;
+        let state: State = serde_json::from_str(&text).map_err(|e| GenerateError::BadState {
+            path: path.into(),
+            message: e.to_string(),
+        })?;
+        let bad = |message: &str| {
+            Err(GenerateError::BadState {
+                path: path.into(),
+                message: message.into(),
+            })
+        };
+        let all_ranks_valid = state
+            .pool
+            .iter()
+            .chain(&state.candidates)
+            .all(|&r| Setup::unrank(r).is_some());
+        if !all_ranks_valid || state.stage > stages(&state.config) {
+            return bad("a setup rank or the stage is out of range");
+        }
+        Ok(Generator {
+            state,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The configuration of this run.
+    pub fn config(&self) -> &GenerateConfig {
+        &self.state.config
+    }
+
+    fn save(&self) -> Result<(), GenerateError> {
+        let io = |source| GenerateError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        let tmp = self.path.with_extension("tmp");
+        let text = serde_json::to_string(&self.state).map_err(|e| io(std::io::Error::other(e)))?;
+        let mut file = std::fs::File::create(&tmp).map_err(io)?;
+        file.write_all(text.as_bytes()).map_err(io)?;
+        file.sync_all().map_err(io)?;
+        std::fs::rename(&tmp, &self.path).map_err(io)
+    }
+
+    /// Runs to the end, or until `stop` is set (then the work so far is
+    /// saved and [`GenerateError::Stopped`] returned). `make_evaluator`
+    /// makes one evaluator per worker thread.
+    pub fn run<E: PairEvaluator>(
+        &mut self,
+        make_evaluator: impl Fn() -> E + Sync,
+        stop: &AtomicBool,
+        mut progress: impl FnMut(&Progress),
+    ) -> Result<Book, GenerateError> {
+        let total_stages = stages(&self.state.config);
+        while self.state.stage < total_stages {
+            let depth = stage_depth(&self.state.config, self.state.stage);
+            let done: HashSet<u32> = self.state.done.iter().map(|s| s.red).collect();
+            let todo: Vec<u32> = self
+                .state
+                .candidates
+                .iter()
+                .copied()
+                .filter(|r| !done.contains(r))
+                .collect();
+            let pool: Vec<Setup> = self.state.pool.iter().map(|&r| setup(r)).collect();
+            let name = stage_name(&self.state.config, self.state.stage);
+            let total = self.state.candidates.len();
+            let stage = self.state.stage;
+            let mut report = |done: usize| {
+                progress(&Progress {
+                    stage,
+                    stages: total_stages,
+                    name: name.clone(),
+                    done,
+                    total,
+                })
+            };
+            report(self.state.done.len());
+            let next = AtomicUsize::new(0);
+            let (tx, rx) = mpsc::channel::<Scored>();
+            let threads = self.state.config.threads.max(1);
+            let mut last_save = Instant::now();
+            let mut result = Ok(());
+            std::thread::scope(|s| {
+                for _ in 0..threads {
+                    let tx = tx.clone();
+                    let (next, todo, pool, make_evaluator) = (&next, &todo, &pool, &make_evaluator);
+                    s.spawn(move || {
+                        let mut evaluator = make_evaluator();
+                        loop {
+                            if stop.load(Ordering::Relaxed) {
+                                break;
+                            }
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(&red) = todo.get(i) else { break };
+                            let scored = best_reply(&mut evaluator, red, pool, depth);
+                            if tx.send(scored).is_err() {
+                                break;
+                            }
+                        }
+                    });
+                }
+                drop(tx);
+                for scored in rx {
+                    self.state.done.push(scored);
+                    report(self.state.done.len());
+                    if last_save.elapsed() > Duration::from_secs(2) && result.is_ok() {
+                        result = self.save();
+                        last_save = Instant::now();
+                    }
+                }
+            });
+            result?;
+            if self.state.done.len() < self.state.candidates.len() {
+                self.save()?;
+                return Err(GenerateError::Stopped(self.path.clone()));
+            }
+            self.finish_stage();
+            self.save()?;
+        }
+        Ok(self.book())
+    }
+
+    /// Moves the results of a finished stage into the ranking and sets up
+    /// the next stage.
+    fn finish_stage(&mut self) {
+        let config = self.state.config.clone();
+        let mut done = std::mem::take(&mut self.state.done);
+        sort_best_first(&mut done);
+        let screening = self.state.stage < config.screen_rounds;
+        if screening {
+            self.state.ranking = done;
+            self.state.ranking.truncate(config.book_size.max(config.pool_size));
+            // The best Red formations become Blue's replies.
+            self.state.pool = self
+                .state
+                .ranking
+                .iter()
+                .take(config.pool_size)
+                .map(|s| setup(s.red).for_other_side().rank())
+                .collect();
+        } else {
+            for scored in done {
+                if let Some(entry) = self.state.ranking.iter_mut().find(|s| s.red == scored.red) {
+                    *entry = scored;
+                }
+            }
+            sort_best_first(&mut self.state.ranking);
+        }
+        self.state.stage += 1;
+        let stage = self.state.stage;
+        self.state.candidates = if stage < config.screen_rounds {
+            let keep: Vec<u32> = self
+                .state
+                .ranking
+                .iter()
+                .take(config.pool_size)
+                .map(|s| s.red)
+                .collect();
+            fresh_candidates(&config, stage, &keep)
+        } else if stage < stages(&config) {
+            let (count, _) = config.deepen[stage - config.screen_rounds];
+            self.state.ranking.truncate(config.book_size);
+            self.state.ranking.iter().take(count).map(|s| s.red).collect()
+        } else {
+            self.state.ranking.truncate(config.book_size);
+            Vec::new()
+        };
+    }
+
+    /// The book as it stands: the best Red setups with their best replies.
+    pub fn book(&self) -> Book {
+        Book::new(
+            self.state
+                .ranking
+                .iter()
+                .map(|s| BookEntry {
+                    red: setup(s.red),
+                    blue: setup(s.blue),
+                    eval: s.eval,
+                    depth: s.depth,
+                    weight: None,
+                })
+                .collect(),
+        )
+    }
+}
+
+fn stages(config: &GenerateConfig) -> usize {
+    config.screen_rounds + config.deepen.len()
+}
+
+fn stage_depth(config: &GenerateConfig, stage: usize) -> u32 {
+    if stage < config.screen_rounds {
+        config.screen_depth
+    } else {
+        config.deepen[stage - config.screen_rounds].1
+    }
+}
+
+fn stage_name(config: &GenerateConfig, stage: usize) -> String {
+    if stage < config.screen_rounds {
+        format!(
+            "screen {}/{} (depth {})",
+            stage + 1,
+            config.screen_rounds,
+            config.screen_depth
+        )
+    } else {
+        format!("depth {}", stage_depth(config, stage))
+    }
+}
+
+/// Best first; ties by rank, so the order never depends on timing.
+fn sort_best_first(list: &mut [Scored]) {
+    list.sort_by(|a, b| b.eval.cmp(&a.eval).then(a.red.cmp(&b.red)));
+}
+
+/// The candidates of screening round `round`: the kept setups and fresh
+/// samples, distinct up to mirror.
+fn fresh_candidates(config: &GenerateConfig, round: usize, keep: &[u32]) -> Vec<u32> {
+    let mut rng = StdRng::seed_from_u64(config.seed.wrapping_add(1 + round as u64).wrapping_mul(0x9e37_79b9));
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    let samples = (0..config.screen_samples).map(|_| sample_reasonable(&mut rng, Color::Red, 8).rank());
+    for rank in keep.iter().copied().chain(samples) {
+        if seen.insert(canonical_red(&setup(rank))) {
+            out.push(rank);
+        }
+    }
+    out
+}
+
+/// Searches `red` against every reply in `pool`; Blue picks the lowest.
+fn best_reply<E: PairEvaluator>(evaluator: &mut E, red: u32, pool: &[Setup], depth: u32) -> Scored {
+    let red_setup = setup(red);
+    let mut best = Scored {
+        red,
+        blue: pool.first().map_or(0, Setup::rank),
+        eval: i32::MAX,
+        depth,
+    };
+    for blue in pool {
+        let eval = evaluator.evaluate(&red_setup, blue, depth);
+        if eval < best.eval || (eval == best.eval && blue.rank() < best.blue) {
+            best = Scored {
+                red,
+                blue: blue.rank(),
+                eval,
+                depth,
+            };
+        }
+    }
+    if pool.is_empty() {
+        best.eval = 0;
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use leaper::search::setup_heuristic;
+
+    #[derive(Clone)]
+    struct Static;
+    impl PairEvaluator for Static {
+        fn evaluate(&mut self, red: &Setup, blue: &Setup, depth: u32) -> i32 {
+            setup_heuristic(red, Color::Red, Some(blue)) - setup_heuristic(blue, Color::Blue, Some(red)) + depth as i32
+        }
+    }
+
+    fn small() -> GenerateConfig {
+        GenerateConfig {
+            seed: 3,
+            pool_size: 6,
+            screen_samples: 40,
+            screen_rounds: 2,
+            screen_depth: 1,
+            book_size: 12,
+            deepen: vec![(12, 2), (4, 3)],
+            threads: 2,
+        }
+    }
+
+    fn temp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("leaper-openings-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("state.json")
+    }
+
+    #[test]
+    fn builds_a_sorted_book_of_the_asked_size() {
+        let path = temp("full");
+        let book = Generator::new(small(), &path)
+            .unwrap()
+            .run(|| Static, &AtomicBool::new(false), |_| {})
+            .unwrap();
+        assert_eq!(book.len(), 12);
+        let evals: Vec<i32> = book.entries().iter().map(|e| e.eval).collect();
+        assert!(evals.windows(2).all(|w| w[0] >= w[1]), "{evals:?}");
+        // The four best were searched deepest.
+        assert!(book.entries()[..4].iter().all(|e| e.depth == 3));
+        let reds: HashSet<Setup> = book.entries().iter().map(|e| canonical_red(&e.red)).collect();
+        assert_eq!(reds.len(), 12);
+        std::fs::remove_dir_all(path.parent().unwrap()).ok();
+    }
+
+    #[test]
+    fn a_stopped_run_resumes_to_the_same_book() {
+        let full_path = temp("ref");
+        let reference = Generator::new(small(), &full_path)
+            .unwrap()
+            .run(|| Static, &AtomicBool::new(false), |_| {})
+            .unwrap();
+        let path = temp("resume");
+        let stop = AtomicBool::new(false);
+        let mut stops = 0;
+        let mut generator = Generator::new(small(), &path).unwrap();
+        // Stop in the middle of the second stage.
+        let stopped = generator.run(
+            || Static,
+            &stop,
+            |p| {
+                if p.stage == 1 && p.done >= 10 {
+                    stop.store(true, Ordering::Relaxed);
+                    stops += 1;
+                }
+            },
+        );
+        assert!(matches!(stopped, Err(GenerateError::Stopped(_))));
+        assert!(stops > 0);
+        drop(generator);
+        let mut resumed = Generator::resume(&path).unwrap();
+        let book = resumed.run(|| Static, &AtomicBool::new(false), |_| {}).unwrap();
+        assert_eq!(book.entries(), reference.entries());
+        std::fs::remove_dir_all(path.parent().unwrap()).ok();
+        std::fs::remove_dir_all(full_path.parent().unwrap()).ok();
+    }
+
+    #[test]
+    fn a_damaged_state_file_is_an_error() {
+        let path = temp("bad");
+        std::fs::write(&path, "{ not json").unwrap();
+        assert!(matches!(Generator::resume(&path), Err(GenerateError::BadState { .. })));
+        std::fs::remove_dir_all(path.parent().unwrap()).ok();
+    }
+}
