@@ -108,14 +108,34 @@ fn perft_command_rejects_bad_input_with_a_message() {
 fn perft_bench_checks_counts_and_reports_speed() {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/perft-sample.txt");
     let out = Command::new(env!("CARGO_BIN_EXE_leaper"))
-        .args(["perft-bench", "--max-nodes", "1000000", "--runs", "1", "--threads", "2", "--file"])
+        .args([
+            "perft-bench",
+            "--max-nodes",
+            "1000000",
+            "--runs",
+            "1",
+            "--threads",
+            "2",
+            "--file",
+        ])
         .arg(&file)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.lines().any(|l| l.starts_with("C1 ") && l.contains("849295 nodes")), "{stdout}");
-    assert!(stdout.lines().last().is_some_and(|l| l.starts_with("total ") && l.ends_with("M nodes/s")), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("C1 ") && l.contains("849295 nodes")),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .last()
+            .is_some_and(|l| l.starts_with("total ") && l.ends_with("M nodes/s")),
+        "{stdout}"
+    );
 }
 
 #[test]
