@@ -20,7 +20,7 @@ use crate::tally::{Outcome, Pentanomial, Trinomial};
 #[derive(Debug, Error)]
 pub enum ReadError {
     /// The file could not be opened or read.
-    #[error("{path}: {source}")]
+    #[error("cannot read {path}")]
     Io {
         /// The file concerned.
         path: PathBuf,

@@ -17,9 +17,9 @@ use crate::record::{GameRecord, RECORD_HEADER, RowError};
 #[derive(Debug, Error)]
 pub enum WriteError {
     /// The file could not be opened, read or written.
-    #[error("{path}: {source}")]
+    #[error("cannot write {path}")]
     Io {
-        /// The file concerned (empty for a writer over a plain stream).
+        /// The file concerned (`<stream>` for a writer over a plain stream).
         path: PathBuf,
         /// What the system said.
         source: io::Error,
@@ -131,7 +131,7 @@ impl<W: Write> RecordWriter<W> {
     pub fn new(out: W) -> Result<Self, WriteError> {
         let mut writer = Self {
             out,
-            path: PathBuf::new(),
+            path: PathBuf::from("<stream>"),
         };
         writer.write_bytes(header_line().as_bytes())?;
         Ok(writer)
