@@ -1,0 +1,59 @@
+//! The arena: plays games between engines for the game 0.1 and scores them
+//! the way fastchess and cutechess-cli do for chess, with every engine
+//! failure turned into a recorded result and every run resumable.
+//!
+//! Layers, from the bottom:
+//! - [`EngineSpec`]: how to start and limit an engine (`--engine` keys).
+//! - [`EngineProcess`]: a child process over pipes, read with deadlines.
+//! - [`UciEngine`], [`CodeCupEngine`]: the two protocols, client side.
+//! - [`play_game`]: one game between two started engines.
+//! - [`GameSlot`]: plays [`GameJob`]s one after another, reusing engines.
+//! - [`GamePool`]: N slots on worker threads.
+//! - [`run`] / [`resume`]: a scheduled match, gauntlet or round robin in an
+//!   output directory, with SPRT, summaries and resume.
+//!
+//! The tuner builds on [`GamePool`] (or a single [`GameSlot`]): it submits
+//! jobs whose [`EngineSpec`]s carry a trial's option values, and pairs the
+//! [`FinishedGame`]s by [`GameJob::pair`]. Engines of the same process
+//! (same name, program, arguments) are reused with only the changed
+//! options re-sent.
+//!
+//! This library never prints; the `arena` binary does.
+
+mod bench;
+mod config;
+mod events;
+mod game;
+mod openings;
+mod player;
+mod pool;
+mod process;
+mod report;
+mod runner;
+mod schedule;
+mod score;
+mod slot;
+mod spec;
+
+pub use bench::{BenchFigures, BenchSettings, bench};
+pub use config::{
+    ConfigError, FileConfig, Mode, OpeningsConfig, RunConfig, SetupChoice, SprtModel, SprtSettings, build_engines,
+};
+pub use events::EventLog;
+pub use game::{GameOutcome, MoveEvent, play_game};
+pub use openings::{Opening, OpeningSource, OpeningsError, Order, parse_openings, read_openings, splitmix64};
+pub use player::{
+    Allowance, Answer, CodeCupEngine, EngineFailure, FailureKind, HANDSHAKE_TIMEOUT, Interrupted, Player, QUIT_GRACE,
+    UciEngine,
+};
+pub use pool::{GamePool, PoolResult};
+pub use process::{EngineLine, EngineProcess, ReadError, SpawnError};
+pub use report::{players_text, standings_text};
+pub use runner::{
+    CONFIG_FILE, EVENTS_FILE, EngineInfo, GAMES_FILE, OPENINGS_FILE, Quiet, RunEnd, RunError, RunObserver, RunReport,
+    SUMMARY_FILE, probe_engine, resume, run, saved_config,
+};
+pub use schedule::Schedule;
+pub use score::{PairingScore, PlayerRow, Scoreboard, Standings, Summary};
+pub use slot::{FinishedGame, GameJob, GameObserver, GameSlot, NoObserver};
+pub use spec::{CODECUP_BUDGET_MS, DEFAULT_STALLTIME_MS, EngineSpec, Limits, Proto, SpecError, TimeControl};

@@ -1,0 +1,543 @@
+//! The arena's side of the two engine protocols: a [`UciEngine`] (started
+//! once, handshaken, reused across games with `ucinewgame` + `isready`) and
+//! a [`CodeCupEngine`] (a fresh process per game that answers one line per
+//! line, as under the CodeCup referee). Both turn every misbehaviour into an
+//! [`EngineFailure`] value, never a panic or an endless wait: each read has
+//! a deadline. All protocol text goes through the `protocol` crate.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::Receiver;
+use protocol::{
+    Command, EngineMessage, MoveToken, PlayerMessage, RefereeMessage, SearchLimits, SetOption, StartPosition,
+};
+use serde::Serialize;
+
+use crate::process::{EngineProcess, ReadError};
+use crate::spec::{EngineSpec, Proto};
+
+/// How long an engine may take to answer `uci` or `isready`.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a CodeCup engine may take to exit after `Quit`, and a UCI
+/// engine after `quit`, before it is killed.
+pub const QUIT_GRACE: Duration = Duration::from_millis(200);
+
+/// What went wrong with an engine; each kind ends the game as a loss for
+/// the engine at fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FailureKind {
+    /// It used more than its clock (or its move time) plus the margin.
+    TimeForfeit,
+    /// No answer within the stall time (no clock applied), or no answer
+    /// to `uci`/`isready`.
+    Stall,
+    /// A well-formed move the rules forbid, or `bestmove (none)` with a
+    /// move to play.
+    IllegalMove,
+    /// An answer that is no move at all.
+    MalformedMove,
+    /// The process could not be started, died, or closed its output with
+    /// a failure status.
+    Crash,
+    /// The process exited with status 0 in the middle of a game.
+    Exit,
+}
+
+impl FailureKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [FailureKind; 6] = [
+        Self::TimeForfeit,
+        Self::Stall,
+        Self::IllegalMove,
+        Self::MalformedMove,
+        Self::Crash,
+        Self::Exit,
+    ];
+
+    /// The kebab-case name used in events and summaries.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::TimeForfeit => "time-forfeit",
+            Self::Stall => "stall",
+            Self::IllegalMove => "illegal-move",
+            Self::MalformedMove => "malformed-move",
+            Self::Crash => "crash",
+            Self::Exit => "exit",
+        }
+    }
+
+    /// The termination written in the game record (which folds a
+    /// malformed move into `illegal-move` and an exit into `crash`).
+    #[must_use]
+    pub fn termination(self) -> results::Termination {
+        match self {
+            Self::TimeForfeit => results::Termination::TimeForfeit,
+            Self::Stall => results::Termination::Stall,
+            Self::IllegalMove | Self::MalformedMove => results::Termination::IllegalMove,
+            Self::Crash | Self::Exit => results::Termination::Crash,
+        }
+    }
+}
+
+impl fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One engine failure: its kind and what was seen.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EngineFailure {
+    /// The kind.
+    pub kind: FailureKind,
+    /// What happened, for people.
+    pub detail: String,
+    /// The last lines the engine wrote to stderr.
+    pub stderr: Vec<String>,
+}
+
+impl EngineFailure {
+    fn new(kind: FailureKind, detail: impl Into<String>) -> Self {
+        Self {
+            kind,
+            detail: detail.into(),
+            stderr: Vec::new(),
+        }
+    }
+}
+
+impl fmt::Display for EngineFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind, self.detail)
+    }
+}
+
+/// Why a wait for an engine ended without an answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Interrupted {
+    /// The engine failed.
+    Failed(EngineFailure),
+    /// The run is stopping; the game is abandoned.
+    Cancelled,
+}
+
+impl From<EngineFailure> for Interrupted {
+    fn from(failure: EngineFailure) -> Self {
+        Self::Failed(failure)
+    }
+}
+
+/// An engine's answer to one search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answer {
+    /// The move as the engine wrote it (shape-checked only).
+    pub text: String,
+    /// From the arena's request to the engine's answer.
+    pub elapsed: Duration,
+    /// The score of its last `info` line, as written (`cp 12`, `mate 3`).
+    pub score: Option<String>,
+}
+
+/// What one search may take and what exceeding it means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Allowance {
+    /// The longest wait for the answer.
+    pub time: Duration,
+    /// The failure when it passes.
+    pub on_timeout: FailureKind,
+}
+
+/// Turns a read error into a failure (or a cancellation), looking at the
+/// process to tell a crash from an orderly exit.
+fn read_failure(process: &mut EngineProcess, error: ReadError, waiting_for: &str, timeout: FailureKind) -> Interrupted {
+    let failure = match error {
+        ReadError::Cancelled => return Interrupted::Cancelled,
+        ReadError::Timeout => EngineFailure::new(timeout, format!("no {waiting_for} in time")),
+        ReadError::Disconnected => {
+            // The output closed: give the process a moment to finish dying
+            // so that its status tells a crash from an exit.
+            match process.wait_exit(Duration::from_millis(200)) {
+                Some(status) if status.success() => EngineFailure::new(
+                    FailureKind::Exit,
+                    format!("exited (status 0) while the arena waited for {waiting_for}"),
+                ),
+                Some(status) => EngineFailure::new(
+                    FailureKind::Crash,
+                    format!("{status} while the arena waited for {waiting_for}"),
+                ),
+                None => EngineFailure::new(
+                    FailureKind::Crash,
+                    format!("closed its output while the arena waited for {waiting_for}"),
+                ),
+            }
+        }
+    };
+    Interrupted::Failed(EngineFailure {
+        stderr: process.stderr_tail(),
+        ..failure
+    })
+}
+
+fn write_failure(process: &mut EngineProcess, error: &std::io::Error) -> EngineFailure {
+    let kind = match process.wait_exit(Duration::from_millis(200)) {
+        Some(status) if status.success() => FailureKind::Exit,
+        _ => FailureKind::Crash,
+    };
+    EngineFailure {
+        kind,
+        detail: format!("cannot write to the engine: {error}"),
+        stderr: process.stderr_tail(),
+    }
+}
+
+/// A UCI engine process after its handshake.
+#[derive(Debug)]
+pub struct UciEngine {
+    spec: Arc<EngineSpec>,
+    process: EngineProcess,
+    id_name: Option<String>,
+    offered: Vec<String>,
+    startup: Duration,
+    games: u64,
+}
+
+impl UciEngine {
+    /// Starts the engine: `uci` (waits for `uciok`), its options, and
+    /// `isready` (waits for `readyok`).
+    ///
+    /// # Errors
+    /// A crash if it cannot be started or dies, a stall if it does not
+    /// answer within [`HANDSHAKE_TIMEOUT`]; `Cancelled` if `cancel` fires.
+    pub fn start(spec: Arc<EngineSpec>, cancel: Option<&Receiver<()>>) -> Result<Self, Interrupted> {
+        let mut process =
+            EngineProcess::spawn(&spec).map_err(|e| EngineFailure::new(FailureKind::Crash, e.to_string()))?;
+        let started = process.started();
+        process
+            .send(&Command::Uci.to_string())
+            .map_err(|e| write_failure(&mut process, &e))?;
+        let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+        let mut id_name = None;
+        let mut offered = Vec::new();
+        loop {
+            let line = process
+                .recv(deadline, cancel)
+                .map_err(|e| read_failure(&mut process, e, "uciok", FailureKind::Stall))?;
+            let Some(text) = line.text else { continue };
+            match text.parse::<EngineMessage>() {
+                Ok(EngineMessage::UciOk) => break,
+                Ok(EngineMessage::Id(protocol::Id::Name(name))) => id_name = Some(name),
+                Ok(EngineMessage::Option(option)) => offered.push(option.name),
+                _ => {}
+            }
+        }
+        let mut engine = Self {
+            spec: Arc::clone(&spec),
+            process,
+            id_name,
+            offered,
+            startup: Duration::ZERO,
+            games: 0,
+        };
+        for (name, value) in &spec.options {
+            engine.send(&Command::SetOption(SetOption::new(name, Some(value))).to_string())?;
+        }
+        engine.sync(cancel)?;
+        engine.startup = started.elapsed();
+        Ok(engine)
+    }
+
+    /// The spec the engine currently follows.
+    #[must_use]
+    pub fn spec(&self) -> &Arc<EngineSpec> {
+        &self.spec
+    }
+
+    /// The name the engine gave in `id name`.
+    #[must_use]
+    pub fn id_name(&self) -> Option<&str> {
+        self.id_name.as_deref()
+    }
+
+    /// The options the engine listed.
+    #[must_use]
+    pub fn offered_options(&self) -> &[String] {
+        &self.offered
+    }
+
+    /// The options of the spec that the engine did not list.
+    #[must_use]
+    pub fn unknown_options(&self) -> Vec<String> {
+        self.spec
+            .options
+            .iter()
+            .filter(|(name, _)| !self.offered.iter().any(|o| protocol::option_names_match(o, name)))
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
+    /// From spawning to the first `readyok`.
+    #[must_use]
+    pub fn startup(&self) -> Duration {
+        self.startup
+    }
+
+    /// Games started with this process.
+    #[must_use]
+    pub fn games(&self) -> u64 {
+        self.games
+    }
+
+    fn send(&mut self, text: &str) -> Result<(), EngineFailure> {
+        self.process
+            .send(text)
+            .map_err(|e| write_failure(&mut self.process, &e))
+    }
+
+    /// Sends `isready` and waits for `readyok`, dropping anything before.
+    fn sync(&mut self, cancel: Option<&Receiver<()>>) -> Result<(), Interrupted> {
+        self.send(&Command::IsReady.to_string())?;
+        let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+        loop {
+            let line = self
+                .process
+                .recv(deadline, cancel)
+                .map_err(|e| read_failure(&mut self.process, e, "readyok", FailureKind::Stall))?;
+            if line.text.as_deref().map(str::trim) == Some("readyok") {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Switches to another spec of the same process (see
+    /// [`EngineSpec::same_process`]): sends the options whose values
+    /// differ. Used by callers that vary options between games (the tuner).
+    ///
+    /// # Errors
+    /// A failure when the engine cannot be written to.
+    pub fn reconfigure(&mut self, spec: Arc<EngineSpec>) -> Result<(), EngineFailure> {
+        for (name, value) in &spec.options {
+            if self.spec.option(name) != Some(value.as_str()) {
+                self.send(&Command::SetOption(SetOption::new(name, Some(value))).to_string())?;
+            }
+        }
+        self.spec = spec;
+        Ok(())
+    }
+
+    /// Prepares a new game: `ucinewgame`, then `isready` and `readyok`.
+    ///
+    /// # Errors
+    /// As for [`UciEngine::start`].
+    pub fn new_game(&mut self, cancel: Option<&Receiver<()>>) -> Result<(), Interrupted> {
+        self.games += 1;
+        self.process.discard_pending();
+        self.send(&Command::UciNewGame.to_string())?;
+        self.sync(cancel)
+    }
+
+    /// Sends the position and `go`, and waits for `bestmove` within the
+    /// allowance. `info` and unknown lines are skipped (the last score is
+    /// kept); a `bestmove` line that does not parse is a malformed move.
+    ///
+    /// # Errors
+    /// The failure, or `Cancelled`.
+    pub fn search(
+        &mut self,
+        moves: &[MoveToken],
+        limits: SearchLimits,
+        allowance: Allowance,
+        cancel: Option<&Receiver<()>>,
+    ) -> Result<Answer, Interrupted> {
+        let position = Command::Position {
+            start: StartPosition::StartPos,
+            moves: moves.to_vec(),
+        };
+        let request = format!("{position}\n{}", Command::Go(limits));
+        self.send(&request)?;
+        let sent = Instant::now();
+        let deadline = sent + allowance.time;
+        let mut score = None;
+        loop {
+            let line = self
+                .process
+                .recv(deadline, cancel)
+                .map_err(|e| read_failure(&mut self.process, e, "bestmove", allowance.on_timeout))?;
+            let elapsed = line.at.saturating_duration_since(sent);
+            if elapsed > allowance.time {
+                return Err(read_failure(
+                    &mut self.process,
+                    ReadError::Timeout,
+                    "bestmove",
+                    allowance.on_timeout,
+                ));
+            }
+            let Some(text) = line.text else { continue };
+            let first = text.split_ascii_whitespace().next();
+            if first == Some("info") {
+                if let Ok(EngineMessage::Info(info)) = text.parse::<EngineMessage>() {
+                    if let Some(s) = info.score {
+                        score = Some(s.to_string());
+                    }
+                }
+                continue;
+            }
+            if first != Some("bestmove") {
+                continue;
+            }
+            return match text.parse::<EngineMessage>() {
+                Ok(EngineMessage::BestMove(Some(best))) => Ok(Answer {
+                    text: best.best.to_string(),
+                    elapsed,
+                    score,
+                }),
+                Ok(EngineMessage::BestMove(None)) => Err(EngineFailure {
+                    stderr: self.process.stderr_tail(),
+                    ..EngineFailure::new(FailureKind::IllegalMove, "bestmove (none) in an unfinished game")
+                }
+                .into()),
+                Ok(_) | Err(_) => Err(EngineFailure {
+                    stderr: self.process.stderr_tail(),
+                    ..EngineFailure::new(
+                        FailureKind::MalformedMove,
+                        format!("unreadable answer {:?}", clip(&text)),
+                    )
+                }
+                .into()),
+            };
+        }
+    }
+
+    /// Sends `quit`, waits [`QUIT_GRACE`] for the exit, then kills.
+    pub fn quit(mut self) {
+        let _ = self.process.send(&Command::Quit.to_string());
+        self.process.shutdown(QUIT_GRACE);
+    }
+}
+
+/// The first 80 characters of an engine's line, for reports.
+fn clip(text: &str) -> String {
+    text.chars().take(80).collect()
+}
+
+/// A CodeCup-protocol engine: one process for one game.
+#[derive(Debug)]
+pub struct CodeCupEngine {
+    process: EngineProcess,
+    startup: Duration,
+}
+
+impl CodeCupEngine {
+    /// Starts the engine and sends its `initstr` lines.
+    ///
+    /// # Errors
+    /// A crash when it cannot be started or written to.
+    pub fn start(spec: &EngineSpec) -> Result<Self, EngineFailure> {
+        let mut process =
+            EngineProcess::spawn(spec).map_err(|e| EngineFailure::new(FailureKind::Crash, e.to_string()))?;
+        if !spec.initstr.is_empty() {
+            let init = spec.initstr.join("\n");
+            process.send(&init).map_err(|e| write_failure(&mut process, &e))?;
+        }
+        let startup = process.started().elapsed();
+        Ok(Self { process, startup })
+    }
+
+    /// From spawning to the engine being ready for `Start`.
+    #[must_use]
+    pub fn startup(&self) -> Duration {
+        self.startup
+    }
+
+    /// Sends `Start` (no move yet) or the opponent's last move, and waits
+    /// for the one line of the answer.
+    ///
+    /// # Errors
+    /// The failure, or `Cancelled`.
+    pub fn search(
+        &mut self,
+        last: Option<MoveToken>,
+        allowance: Allowance,
+        cancel: Option<&Receiver<()>>,
+    ) -> Result<Answer, Interrupted> {
+        let message = last.map_or(RefereeMessage::Start, RefereeMessage::Move);
+        self.process
+            .send(&message.to_string())
+            .map_err(|e| write_failure(&mut self.process, &e))?;
+        let sent = Instant::now();
+        let line = self
+            .process
+            .recv(sent + allowance.time, cancel)
+            .map_err(|e| read_failure(&mut self.process, e, "a move", allowance.on_timeout))?;
+        let elapsed = line.at.saturating_duration_since(sent);
+        if elapsed > allowance.time {
+            return Err(read_failure(
+                &mut self.process,
+                ReadError::Timeout,
+                "a move",
+                allowance.on_timeout,
+            ));
+        }
+        let text = line.text.unwrap_or_default();
+        match text.parse::<PlayerMessage>() {
+            Ok(PlayerMessage(mv)) => Ok(Answer {
+                text: mv.to_string(),
+                elapsed,
+                score: None,
+            }),
+            Err(_) => Err(EngineFailure {
+                stderr: self.process.stderr_tail(),
+                ..EngineFailure::new(
+                    FailureKind::MalformedMove,
+                    format!("unreadable answer {:?}", clip(&text)),
+                )
+            }
+            .into()),
+        }
+    }
+
+    /// Sends `Quit`, waits [`QUIT_GRACE`] for the exit, then kills.
+    pub fn quit(mut self) {
+        let _ = self.process.send(&RefereeMessage::Quit.to_string());
+        self.process.shutdown(QUIT_GRACE);
+    }
+}
+
+/// An engine ready to play one game, in either protocol.
+#[derive(Debug)]
+pub enum Player {
+    /// A UCI engine.
+    Uci(UciEngine),
+    /// A CodeCup engine.
+    CodeCup(CodeCupEngine),
+}
+
+impl Player {
+    /// Starts an engine for a new game (UCI engines also get
+    /// `ucinewgame`).
+    ///
+    /// # Errors
+    /// The failure, or `Cancelled`.
+    pub fn start(spec: Arc<EngineSpec>, cancel: Option<&Receiver<()>>) -> Result<Self, Interrupted> {
+        match spec.proto {
+            Proto::Uci => {
+                let mut engine = UciEngine::start(spec, cancel)?;
+                engine.new_game(cancel)?;
+                Ok(Self::Uci(engine))
+            }
+            Proto::Codecup => Ok(Self::CodeCup(CodeCupEngine::start(&spec)?)),
+        }
+    }
+
+    /// Ends the engine's game politely (`quit` / `Quit`) and stops it.
+    pub fn quit(self) {
+        match self {
+            Self::Uci(e) => e.quit(),
+            Self::CodeCup(e) => e.quit(),
+        }
+    }
+}

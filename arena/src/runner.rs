@@ -1,0 +1,487 @@
+//! A whole run in an output directory: the schedule played on a
+//! [`GamePool`], every finished game written to `games.csv` before it is
+//! counted, events to `events.jsonl`, the SPRT checked after each complete
+//! pair, and `summary.json` rewritten at each report and at the end.
+//!
+//! Resume: the config is saved as `config.json` (with a copy of the
+//! openings), so [`resume`] needs only the directory. It re-reads
+//! `games.csv` (a torn last line is skipped and then ended by the
+//! writer), counts those games, and plays the ones whose ids are missing.
+//! Since game `i` depends only on the config and `i`, the finished run has
+//! the games of an uninterrupted one, none lost and none twice.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use leaper::Color;
+use results::{Decision, GameRecord, RecordWriter, Sprt};
+use serde_json::json;
+use thiserror::Error;
+
+use crate::config::{ConfigError, RunConfig};
+use crate::events::EventLog;
+use crate::game::MoveEvent;
+use crate::openings::{Opening, OpeningsError, read_openings};
+use crate::player::{CodeCupEngine, EngineFailure, Interrupted, UciEngine};
+use crate::pool::{GamePool, PoolResult};
+use crate::schedule::Schedule;
+use crate::score::{Scoreboard, Standings, Summary};
+use crate::slot::{GameJob, GameObserver};
+use crate::spec::{EngineSpec, Proto};
+
+/// The files of a run directory.
+pub const CONFIG_FILE: &str = "config.json";
+/// The game record.
+pub const GAMES_FILE: &str = "games.csv";
+/// The event log.
+pub const EVENTS_FILE: &str = "events.jsonl";
+/// The final (and periodic) statistics.
+pub const SUMMARY_FILE: &str = "summary.json";
+/// The copy of the openings file.
+pub const OPENINGS_FILE: &str = "openings.txt";
+
+/// What a run reports as it goes; every method has an empty default.
+pub trait RunObserver: Send + Sync {
+    /// The run starts (or resumes) with these standings.
+    fn run_started(&self, _standings: &Standings, _resumed: bool) {}
+    /// A game was recorded and counted.
+    fn game_finished(&self, _record: &GameRecord, _standings: &Standings) {}
+    /// An engine failed in a game.
+    fn engine_failed(&self, _game: u64, _engine: &str, _failure: &EngineFailure) {}
+    /// Every `report_every` games: the standings and the summary.
+    fn report(&self, _standings: &Standings, _summary: &Summary) {}
+}
+
+/// An observer that ignores everything.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Quiet;
+
+impl RunObserver for Quiet {}
+
+/// Why a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunEnd {
+    /// Every scheduled game was played.
+    Complete,
+    /// The SPRT decided.
+    Sprt(Decision),
+}
+
+/// The result of a run.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    /// The final statistics (also in `summary.json`).
+    pub summary: Summary,
+    /// The final standings.
+    pub standings: Standings,
+    /// Why the run ended.
+    pub end: RunEnd,
+    /// Games played by this call (not counting those of earlier runs).
+    pub played: u64,
+    /// Damaged rows skipped in `games.csv` on resume.
+    pub damaged_rows: usize,
+}
+
+/// Why a run could not be started or continued.
+#[derive(Debug, Error)]
+pub enum RunError {
+    /// Bad settings.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A new run into a directory that holds one.
+    #[error("{0} already holds a run: continue it with --resume, or choose another --out")]
+    Exists(PathBuf),
+    /// `--resume` on a directory without a saved run.
+    #[error("{0} holds no run to resume (no config.json)")]
+    NoRun(PathBuf),
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The saved config does not parse.
+    #[error("{path}: {reason}")]
+    SavedConfig {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The openings file.
+    #[error(transparent)]
+    Openings(#[from] OpeningsError),
+    /// The game record could not be written.
+    #[error(transparent)]
+    Write(#[from] results::WriteError),
+    /// The game record could not be read.
+    #[error(transparent)]
+    Read(#[from] results::ReadError),
+    /// An engine failed its check before the run.
+    #[error("engine {engine}: {failure}")]
+    Engine {
+        /// The engine.
+        engine: String,
+        /// What went wrong.
+        failure: String,
+    },
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
+    move |source| RunError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// What an engine said about itself when checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineInfo {
+    /// Its `id name`, for UCI engines.
+    pub id_name: Option<String>,
+    /// The options it offers, for UCI engines.
+    pub options: Vec<String>,
+}
+
+/// Starts an engine once to check it: it must start, answer the UCI
+/// handshake, and offer every option its spec sets.
+///
+/// # Errors
+/// [`RunError::Engine`] saying what went wrong.
+pub fn probe_engine(spec: &EngineSpec) -> Result<EngineInfo, RunError> {
+    let fail = |failure: String| RunError::Engine {
+        engine: spec.name.clone(),
+        failure,
+    };
+    match spec.proto {
+        Proto::Uci => {
+            let engine = UciEngine::start(Arc::new(spec.clone()), None).map_err(|e| match e {
+                Interrupted::Failed(f) => {
+                    let mut text = f.to_string();
+                    if !f.stderr.is_empty() {
+                        text.push_str(&format!(" (stderr: {})", f.stderr.join(" | ")));
+                    }
+                    fail(text)
+                }
+                Interrupted::Cancelled => fail("cancelled".to_owned()),
+            })?;
+            let unknown = engine.unknown_options();
+            let info = EngineInfo {
+                id_name: engine.id_name().map(str::to_owned),
+                options: engine.offered_options().to_vec(),
+            };
+            engine.quit();
+            if !unknown.is_empty() {
+                return Err(fail(format!(
+                    "no option named {} (it offers: {})",
+                    unknown.join(", "),
+                    info.options.join(", ")
+                )));
+            }
+            Ok(info)
+        }
+        Proto::Codecup => {
+            let engine = CodeCupEngine::start(spec).map_err(|f| fail(f.to_string()))?;
+            engine.quit();
+            Ok(EngineInfo {
+                id_name: None,
+                options: Vec::new(),
+            })
+        }
+    }
+}
+
+/// Starts a new run of `config` in `out` (created if missing; refused if
+/// it already holds a run). Relative paths in the config are taken from
+/// the current directory.
+///
+/// # Errors
+/// [`RunError`] for bad settings, an engine that fails its check, or files
+/// that cannot be written. Engine failures during games are results, not
+/// errors.
+pub fn run(mut config: RunConfig, out: &Path, observer: Arc<dyn RunObserver>) -> Result<RunReport, RunError> {
+    config.validate()?;
+    let cwd = std::env::current_dir().map_err(io_error(Path::new(".")))?;
+    config.absolutize(&cwd);
+    let out = if out.is_relative() {
+        cwd.join(out)
+    } else {
+        out.to_path_buf()
+    };
+    if out.join(CONFIG_FILE).exists() || out.join(GAMES_FILE).exists() {
+        return Err(RunError::Exists(out));
+    }
+    std::fs::create_dir_all(&out).map_err(io_error(&out))?;
+    let openings = match &mut config.openings {
+        Some(o) => {
+            let list = read_openings(&o.file)?;
+            let copy = out.join(OPENINGS_FILE);
+            let text: String = list.iter().map(|x| x.to_line() + "\n").collect();
+            std::fs::write(&copy, text).map_err(io_error(&copy))?;
+            o.file = copy;
+            Some(list)
+        }
+        None => None,
+    };
+    // Check the engines before anything is saved, so a typo leaves no run
+    // behind.
+    for spec in &config.engines {
+        probe_engine(spec)?;
+    }
+    let saved = serde_json::to_string_pretty(&config).map_err(|e| RunError::SavedConfig {
+        path: out.join(CONFIG_FILE),
+        reason: e.to_string(),
+    })?;
+    let path = out.join(CONFIG_FILE);
+    std::fs::write(&path, saved + "\n").map_err(io_error(&path))?;
+    execute(&config, openings, &out, observer, false)
+}
+
+/// Reads the config saved in a run directory.
+///
+/// # Errors
+/// [`RunError::NoRun`] without one, [`RunError::SavedConfig`] when it does
+/// not parse.
+pub fn saved_config(out: &Path) -> Result<RunConfig, RunError> {
+    let path = out.join(CONFIG_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|_| RunError::NoRun(out.to_path_buf()))?;
+    let config: RunConfig = serde_json::from_str(&text).map_err(|e| RunError::SavedConfig {
+        path: path.clone(),
+        reason: e.to_string(),
+    })?;
+    config.validate()?;
+    Ok(config)
+}
+
+/// Continues the run saved in `out`.
+///
+/// # Errors
+/// As for [`run`], and [`RunError::NoRun`] when `out` holds no run.
+pub fn resume(out: &Path, observer: Arc<dyn RunObserver>) -> Result<RunReport, RunError> {
+    let config = saved_config(out)?;
+    let openings = match &config.openings {
+        Some(o) => Some(read_openings(&o.file)?),
+        None => None,
+    };
+    execute(&config, openings, out, observer, true)
+}
+
+/// Relays the slots' reports to the event log and the run's observer.
+struct Relay {
+    events: Arc<EventLog>,
+    observer: Arc<dyn RunObserver>,
+}
+
+fn side_name(color: Color) -> &'static str {
+    match color {
+        Color::Red => "red",
+        Color::Blue => "blue",
+    }
+}
+
+fn ms(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+impl GameObserver for Relay {
+    fn game_started(&self, job: &GameJob) {
+        self.events.write(
+            "game-started",
+            json!({"game": job.id, "pair": job.pair, "round": job.round, "red": job.red.name, "blue": job.blue.name}),
+        );
+    }
+
+    fn move_played(&self, job: &GameJob, mv: &MoveEvent) {
+        self.events.write(
+            "move",
+            json!({
+                "game": job.id, "ply": mv.ply, "side": side_name(mv.side), "move": mv.text,
+                "ms": ms(mv.elapsed), "clock_ms": mv.clock.map(ms), "score": mv.score,
+            }),
+        );
+    }
+
+    fn engine_failed(&self, job: &GameJob, side: Color, failure: &EngineFailure) {
+        let engine = &job.spec(side).name;
+        self.events.write(
+            "engine-failure",
+            json!({
+                "game": job.id, "engine": engine, "side": side_name(side), "kind": failure.kind.name(),
+                "detail": failure.detail, "stderr": failure.stderr,
+            }),
+        );
+        self.observer.engine_failed(job.id, engine, failure);
+    }
+
+    fn engine_started(&self, spec: &EngineSpec, startup: std::time::Duration) {
+        self.events.write(
+            "engine-started",
+            json!({"engine": spec.name, "startup_ms": startup.as_secs_f64() * 1000.0}),
+        );
+    }
+}
+
+/// Writes `summary.json` through a temporary file, so a reader never sees
+/// half of it.
+fn write_summary(out: &Path, summary: &Summary) -> Result<(), RunError> {
+    let path = out.join(SUMMARY_FILE);
+    let tmp = out.join("summary.json.tmp");
+    let text = serde_json::to_string_pretty(summary).map_err(|e| RunError::SavedConfig {
+        path: path.clone(),
+        reason: e.to_string(),
+    })?;
+    std::fs::write(&tmp, text + "\n").map_err(io_error(&tmp))?;
+    std::fs::rename(&tmp, &path).map_err(io_error(&path))
+}
+
+fn execute(
+    config: &RunConfig,
+    openings: Option<Vec<Opening>>,
+    out: &Path,
+    observer: Arc<dyn RunObserver>,
+    resumed: bool,
+) -> Result<RunReport, RunError> {
+    let schedule = Schedule::new(config, openings);
+    let total = schedule.len();
+    let names: Vec<String> = schedule.engines().iter().map(|e| e.name.clone()).collect();
+    let mut board = Scoreboard::new(&names, schedule.pairings());
+    let sprt = match &config.sprt {
+        Some(s) => Some(Sprt::new(s.to_results()).map_err(|e| ConfigError::Invalid(format!("--sprt: {e}")))?),
+        None => None,
+    };
+
+    // Count what earlier runs recorded; a game is done once its row is.
+    let games_path = out.join(GAMES_FILE);
+    let mut done: HashSet<u64> = HashSet::new();
+    let mut damaged_rows = 0;
+    if games_path.exists() {
+        let file = results::read_record_file(&games_path)?;
+        damaged_rows = file.damaged.len();
+        for record in file.records() {
+            if record.game < total && done.insert(record.game) {
+                board.add(record);
+            }
+        }
+    }
+    let decided = |board: &Scoreboard| {
+        sprt.as_ref()
+            .map(|s| s.status(&board.main().pentanomial).decision)
+            .filter(|d| *d != Decision::Continue)
+    };
+
+    let events = Arc::new(EventLog::open(&out.join(EVENTS_FILE)).map_err(io_error(&out.join(EVENTS_FILE)))?);
+    let mut writer = RecordWriter::append(&games_path)?;
+    let standings = board.standings(total, sprt.as_ref());
+    events.write(
+        if resumed { "run-resumed" } else { "run-started" },
+        json!({"games": total, "done": done.len(), "engines": names}),
+    );
+    observer.run_started(&standings, resumed);
+
+    let mut end = decided(&board).map_or(RunEnd::Complete, RunEnd::Sprt);
+    let mut played = 0;
+    let mut todo = (0..total).filter(|id| !done.contains(id));
+    if end == RunEnd::Complete && done.len() as u64 != total {
+        if resumed {
+            for spec in schedule.engines() {
+                probe_engine(spec)?;
+            }
+        }
+        let relay = Arc::new(Relay {
+            events: Arc::clone(&events),
+            observer: Arc::clone(&observer),
+        });
+        let mut pool = GamePool::new(config.concurrency, relay);
+        let mut in_flight = 0usize;
+        let queue = config.concurrency * 2;
+        let mut stopping = false;
+        let mut failure = None;
+        while in_flight < queue {
+            let Some(job) = todo.next().and_then(|id| schedule.job(id)) else {
+                break;
+            };
+            if pool.submit(job) {
+                in_flight += 1;
+            }
+        }
+        while in_flight > 0 {
+            let Ok(result) = pool.results().recv() else { break };
+            in_flight -= 1;
+            let PoolResult::Finished(game) = result else { continue };
+            if stopping {
+                continue;
+            }
+            let record = game.to_record();
+            if let Err(e) = writer.write(&record) {
+                failure = Some(e);
+                stopping = true;
+                pool.cancel();
+                continue;
+            }
+            played += 1;
+            let completed_pair = board.add(&record);
+            events.write(
+                "game-finished",
+                json!({
+                    "game": record.game, "pair": record.pair, "result": record.result.as_str(),
+                    "termination": record.termination.as_str(), "plies": record.plies,
+                    "red": record.red, "blue": record.blue, "red_ms": record.red_ms, "blue_ms": record.blue_ms,
+                }),
+            );
+            let standings = board.standings(total, sprt.as_ref());
+            observer.game_finished(&record, &standings);
+            if completed_pair {
+                if let Some((_, status)) = standings.sprt {
+                    let p = standings.main.pentanomial;
+                    events.write(
+                        "sprt",
+                        json!({
+                            "games": standings.main.trinomial.wins + standings.main.trinomial.draws + standings.main.trinomial.losses,
+                            "pairs": p.pairs(), "llr": status.llr, "lower_bound": status.lower_bound,
+                            "upper_bound": status.upper_bound, "decision": status.decision.name(),
+                        }),
+                    );
+                    if status.decision != Decision::Continue {
+                        end = RunEnd::Sprt(status.decision);
+                        stopping = true;
+                        pool.cancel();
+                        continue;
+                    }
+                }
+            }
+            if board.games() % config.report_every == 0 {
+                let summary = Summary::new(&board, &standings, false);
+                write_summary(out, &summary)?;
+                observer.report(&standings, &summary);
+            }
+            if let Some(job) = todo.next().and_then(|id| schedule.job(id)) {
+                if pool.submit(job) {
+                    in_flight += 1;
+                }
+            }
+        }
+        pool.shutdown();
+        if let Some(e) = failure {
+            return Err(e.into());
+        }
+    }
+
+    let standings = board.standings(total, sprt.as_ref());
+    let finished = end != RunEnd::Complete || board.games() == total;
+    let summary = Summary::new(&board, &standings, finished);
+    write_summary(out, &summary)?;
+    events.write(
+        "run-finished",
+        json!({"games": board.games(), "reason": match end { RunEnd::Complete => "complete", RunEnd::Sprt(_) => "sprt" }}),
+    );
+    Ok(RunReport {
+        summary,
+        standings,
+        end,
+        played,
+        damaged_rows,
+    })
+}
