@@ -4,28 +4,61 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use arena::Mode;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+mod commands;
 mod stats;
 
 /// Runs and scores matches between engines for the game 0.1.
+///
+/// Without a subcommand: a short SPRT of the workspace's own `leaper`
+/// against itself with a weakened option (the self-test).
 #[derive(Debug, Parser)]
 #[command(name = "arena", version, about)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+
+    /// Self-test without progress bars.
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Elo, nElo, LOS and the SPRT state for counts or game record files.
     Stats(stats::StatsArgs),
+    /// Play a match between two engines (optionally until an SPRT decides).
+    Match(commands::RunArgs),
+    /// Play the first engine against every other one.
+    Gauntlet(commands::RunArgs),
+    /// Play every engine against every other one.
+    Roundrobin(commands::RunArgs),
+    /// Measure the arena's own overhead with an engine that answers at once.
+    Bench(commands::BenchArgs),
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let mut cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(error) => error.exit(),
+    };
+    // `--engine` takes several tokens per occurrence; clap's derive
+    // flattens them, so group them from the matches.
+    if let (Some(Command::Match(args) | Command::Gauntlet(args) | Command::Roundrobin(args)), Some((_, sub))) =
+        (&mut cli.command, matches.subcommand())
+    {
+        args.group_engines(sub);
+    }
     let outcome = match &cli.command {
-        Command::Stats(args) => stats::run(args),
+        Some(Command::Stats(args)) => stats::run(args),
+        Some(Command::Match(args)) => commands::run(Mode::Match, args),
+        Some(Command::Gauntlet(args)) => commands::run(Mode::Gauntlet, args),
+        Some(Command::Roundrobin(args)) => commands::run(Mode::Roundrobin, args),
+        Some(Command::Bench(args)) => commands::bench(args),
+        None => commands::selftest(cli.quiet),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -381,7 +381,8 @@ impl UciEngine {
             if first == Some("info") {
                 if let Ok(EngineMessage::Info(info)) = text.parse::<EngineMessage>() {
                     if let Some(s) = info.score {
-                        score = Some(s.to_string());
+                        let text = s.to_string();
+                        score = Some(text.strip_prefix("score ").unwrap_or(&text).to_owned());
                     }
                 }
                 continue;

@@ -452,7 +452,7 @@ fn execute(
                     }
                 }
             }
-            if board.games() % config.report_every == 0 {
+            if board.games() % config.report_every == 0 && board.games() < total {
                 let summary = Summary::new(&board, &standings, false);
                 write_summary(out, &summary)?;
                 observer.report(&standings, &summary);
