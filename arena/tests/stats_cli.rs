@@ -303,7 +303,7 @@ fn bad_input_fails_with_a_message() {
         vec!["stats", "--wdl", "1,2,3", "--penta", "1,2,3,4,5"],
         vec!["stats", "--wdl", "1,2,3", "--model", "bayes"],
         vec!["stats", "--wdl", "1,2,3", "--player", "x"],
-        vec!["match"],
+        vec!["no-such-subcommand"],
     ] {
         let output = arena(&args);
         assert_eq!(output.status.code(), Some(2), "{args:?}");
