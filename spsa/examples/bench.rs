@@ -17,12 +17,13 @@ use spsa::{Config, Param, Schedule, Tuner};
 struct Recipe {
     name: &'static str,
     schedule: Schedule,
-    /// Multiplies every parameter's `r_end`.
+    /// Multiplies every parameter's `r_end` (0.002 as declared), to see how
+    /// a recipe copes with a misjudged learning rate.
     r_factor: f64,
 }
 
 fn main() {
-    let mut seeds = 16u64;
+    let mut seeds = 20u64;
     let mut workers = 8usize;
     let mut pairs = 2u32;
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -56,27 +57,20 @@ fn main() {
         },
         other => other,
     };
+    let fishtest = Schedule::fishtest();
+    let recipe = |name, schedule, r_factor| Recipe {
+        name,
+        schedule,
+        r_factor,
+    };
     let recipes = [
-        Recipe {
-            name: "fishtest (alpha 0.602, gamma 0.101, A 10%)",
-            schedule: Schedule::fishtest(),
-            r_factor: 1.0,
-        },
-        Recipe {
-            name: "fishtest with r_end x4",
-            schedule: Schedule::fishtest(),
-            r_factor: 4.0,
-        },
-        Recipe {
-            name: "averaging alone (gain 1)",
-            schedule: averaging_only,
-            r_factor: 1.0,
-        },
-        Recipe {
-            name: "averaged: gain 8 held, then decay (default)",
-            schedule: default,
-            r_factor: 1.0,
-        },
+        recipe("fishtest (alpha 0.602, gamma 0.101, A 10%)", fishtest, 1.0),
+        recipe("averaging alone (gain 1)", averaging_only, 1.0),
+        recipe("averaged: gain 16 held, decay, average (default)", default, 1.0),
+        recipe("fishtest, r_end / 4", fishtest, 0.25),
+        recipe("default, r_end / 4", default, 0.25),
+        recipe("fishtest, r_end x 4", fishtest, 4.0),
+        recipe("default, r_end x 4", default, 4.0),
     ];
     let budgets = [20_000u64, 100_000];
 
