@@ -3,11 +3,13 @@
 //!
 //! [`rules`] holds the game itself (positions, moves, setups, game end,
 //! perft) and is re-exported at the crate root; `replay` checks recorded
-//! games against it; [`search`] finds moves.
+//! games against it; [`search`] finds moves; [`server`] speaks UCI and the
+//! CodeCup referee protocol.
 
 pub mod book;
 pub mod replay;
 pub mod rules;
 pub mod search;
+pub mod server;
 
 pub use rules::*;

@@ -1,14 +1,23 @@
 //! The `leaper` binary: the engine server and the rules tools (perft,
 //! replay). Library code returns values; this file parses arguments and
 //! prints.
+//!
+//! Without a subcommand the engine waits for its first input line, which
+//! chooses the protocol (`uci`, or `Start` / a setup for CodeCup); `uci`
+//! and `codecup` force one. Nothing goes to stdout before that line, and
+//! diagnostics go to stderr only.
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
+use crossbeam_channel::Receiver;
+use leaper::server::codecup::{self, CodeCupConfig};
+use leaper::server::{Flow, Output, Server, bench};
 use leaper::{Position, SetupCase, perft_divide, replay};
-use std::io::{BufWriter, Write};
+use protocol::{Line, LineReader, Protocol};
+use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -17,12 +26,36 @@ use std::time::Instant;
     about = "An engine and rules toolkit for the board game 0.1 (Zero Point One)"
 )]
 struct Cli {
+    /// Without one, the first input line picks the protocol.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Speak UCI (with drops and setups) on stdin/stdout.
+    Uci,
+    /// Play one CodeCup game against the referee on stdin/stdout.
+    Codecup {
+        /// The whole game's thinking time, ms.
+        #[arg(long, default_value_t = 30_000)]
+        time_ms: u64,
+    },
+    /// Search the bench positions to a fixed depth; the last line is `<nodes> nodes <nps> nps`.
+    Bench {
+        /// Search depth, plies.
+        #[arg(long, default_value_t = leaper::server::bench::DEFAULT_DEPTH)]
+        depth: u32,
+    },
+    /// Measure how fast the engine, run as a process over pipes, answers `stop` during `go infinite`.
+    BenchStop {
+        /// Stops to measure; the median is reported.
+        #[arg(long, default_value_t = 15)]
+        runs: usize,
+        /// Search time before each stop, ms.
+        #[arg(long, default_value_t = 200)]
+        think_ms: u64,
+    },
     /// Count move sequences of exactly <DEPTH> plies, split by root move.
     Perft {
         /// Plies to count.
@@ -68,7 +101,17 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        return serve(None);
+    };
+    match command {
+        Command::Uci => serve(Some(Protocol::Uci)),
+        Command::Codecup { time_ms } => {
+            codecup_mode(None, &input_lines(), Duration::from_millis(time_ms))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Bench { depth } => bench_command(depth),
+        Command::BenchStop { runs, think_ms } => bench_stop(runs, Duration::from_millis(think_ms)),
         Command::Perft { depth, moves, fen } => perft_command(depth, &moves, fen.as_deref()),
         Command::Replay { files } => replay_command(&files),
         Command::PerftBench {
@@ -78,6 +121,132 @@ fn run(cli: Cli) -> Result<ExitCode> {
             threads,
         } => perft_bench(&file, max_nodes, runs, threads),
     }
+}
+
+/// Input lines, read on their own thread so that the server can answer
+/// `isready` and `stop` while it searches. The channel closes at end of
+/// input.
+fn input_lines() -> Receiver<io::Result<Line>> {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    std::thread::spawn(move || {
+        for line in LineReader::new(io::stdin().lock()) {
+            let failed = line.is_err();
+            if tx.send(line).is_err() || failed {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Runs the engine server: `protocol` forced, or chosen by the first line.
+fn serve(protocol: Option<Protocol>) -> Result<ExitCode> {
+    let lines = input_lines();
+    let mut first = None;
+    let protocol = match protocol {
+        Some(p) => p,
+        None => {
+            let Ok(line) = lines.recv() else {
+                return Ok(ExitCode::SUCCESS);
+            };
+            let line = line.context("reading stdin")?;
+            let detected = match &line {
+                Line::Text(text) => Protocol::detect(text),
+                Line::TooLong { .. } => None,
+            };
+            first = Some(line);
+            // Anything else is taken as UCI, and answered as such.
+            detected.unwrap_or(Protocol::Uci)
+        }
+    };
+    match protocol {
+        Protocol::Uci => uci_mode(first, &lines)?,
+        Protocol::CodeCup => codecup_mode(first, &lines, Duration::from_secs(30))?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn uci_mode(first: Option<Line>, lines: &Receiver<io::Result<Line>>) -> Result<()> {
+    let mut server = Server::new(Output::stdout())?;
+    if let Some(line) = first
+        && server.handle_input(&line) == Flow::Quit
+    {
+        return Ok(());
+    }
+    while let Ok(line) = lines.recv() {
+        match line {
+            Ok(line) => {
+                if server.handle_input(&line) == Flow::Quit {
+                    break;
+                }
+            }
+            Err(err) => {
+                eprintln!("leaper: reading stdin: {err}");
+                break;
+            }
+        }
+    }
+    // End of input is a quit: the running search (if any) answers first.
+    drop(server);
+    Ok(())
+}
+
+fn codecup_mode(first: Option<Line>, lines: &Receiver<io::Result<Line>>, budget: Duration) -> Result<()> {
+    let config = CodeCupConfig {
+        budget,
+        ..CodeCupConfig::default()
+    };
+    let summary = codecup::play(first, lines.iter(), &Output::stdout(), &mut io::stderr(), &config)?;
+    eprintln!(
+        "leaper: {} moves in {} ms, final position {}",
+        summary.moves,
+        summary.used.as_millis(),
+        summary.fen
+    );
+    Ok(())
+}
+
+fn bench_command(depth: u32) -> Result<ExitCode> {
+    let start = Instant::now();
+    let lines = bench::run(depth, |line| {
+        println!(
+            "position {:>2}: {:>10} nodes {:>8} ms  bestmove {}",
+            line.index + 1,
+            line.nodes,
+            line.elapsed.as_millis(),
+            line.best
+        );
+    })?;
+    let nodes: u64 = lines.iter().map(|l| l.nodes).sum();
+    let search_time: Duration = lines.iter().map(|l| l.elapsed).sum();
+    eprintln!("depth {depth}, {} ms in all", start.elapsed().as_millis());
+    println!(
+        "{nodes} nodes {} nps",
+        (nodes as f64 / search_time.as_secs_f64().max(1e-6)) as u64
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn bench_stop(runs: usize, think: Duration) -> Result<ExitCode> {
+    let exe = std::env::current_exe().context("cannot find this program's path")?;
+    let mut latencies = bench::stop_latency(&exe, runs.max(1), think)?;
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    for (i, d) in latencies.iter().enumerate() {
+        println!("stop {:>2}: {:.3} ms", i + 1, ms(*d));
+    }
+    latencies.sort();
+    let (Some(min), Some(max)) = (latencies.first(), latencies.last()) else {
+        bail!("no stop measured");
+    };
+    println!(
+        "stop latency median {:.3} ms (min {:.3} ms, max {:.3} ms, {} runs, {} ms of search before each stop)",
+        ms(latencies[latencies.len() / 2]),
+        ms(*min),
+        ms(*max),
+        latencies.len(),
+        think.as_millis()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The position reached by `moves` from `fen` (or the empty board).
@@ -98,7 +267,7 @@ fn position_from(fen: Option<&str>, moves: &str) -> Result<Position> {
 fn perft_command(depth: u32, moves: &str, fen: Option<&str>) -> Result<ExitCode> {
     let pos = position_from(fen, moves)?;
     let start = Instant::now();
-    let stdout = std::io::stdout();
+    let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut io_result = Ok(());
     let turn = pos.turn();

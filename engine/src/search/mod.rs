@@ -505,7 +505,7 @@ impl<E: Evaluator> Searcher<E> {
                 start: Instant::now(),
                 ..Limits::default()
             };
-            let found = self.search_moves(&after, &quick, params, &Signals::default(), &mut ());
+            let found = self.search_moves(&after, &quick, params, signals, &mut ());
             nodes += found.nodes;
             // `after` has Red to move.
             let for_us = if color == Color::Red { found.score } else { -found.score };

@@ -1,0 +1,557 @@
+//! The engine server: the UCI state machine ([`Server`]), the CodeCup game
+//! loop (`codecup`), and the `bench` and `bench-stop` measurements.
+//!
+//! Every line goes through [`Server::handle_line`], the one function the
+//! stdin loop calls and the fuzz test drives. It parses with the
+//! `protocol` crate, checks moves and positions with the rules, answers
+//! anything malformed with `info string error: ...` and keeps its state.
+//! Searches and perft run on a worker thread that owns the [`Searcher`], so
+//! `isready`, `stop` and `quit` are served while it thinks; a [`Signals`]
+//! stop flag ends a search within a node. Every `go` gets exactly one
+//! `bestmove`: a command that changes the state while a search runs (a new
+//! `position`, `go`, `setoption`, ...) first stops that search, whose
+//! `bestmove` comes out before the command takes effect.
+
+pub mod bench;
+pub mod codecup;
+mod options;
+mod perft;
+
+pub use options::{Change, DEFAULT_HASH_MB, EngineOptions, OptionError};
+pub use perft::perft_stoppable;
+
+use crate::rules::{Color, GameMove, MoveList, Position, SetupCase};
+use crate::search::{Clock, Iteration, Limits, Params, ScoreReport, SearchResult, Searcher, Signals, TableError};
+use crossbeam_channel::{Receiver, Sender};
+use parking_lot::Mutex;
+use protocol::{
+    BestMove, Command, EngineMessage, Id, Info, Line, MoveToken, ParseError, Score, SearchLimits, SpsaParam,
+    StartPosition,
+};
+use std::fmt;
+use std::io::Write;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Where the engine's lines go: stdout in the binary, a buffer in tests.
+/// Each line is written whole and flushed, under a lock, so the lines of
+/// the server and of the search thread never interleave.
+#[derive(Clone)]
+pub struct Output {
+    inner: Arc<Mutex<Box<dyn Write + Send>>>,
+}
+
+impl fmt::Debug for Output {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Output")
+    }
+}
+
+impl Output {
+    /// Lines to `writer`.
+    pub fn new(writer: impl Write + Send + 'static) -> Output {
+        Output {
+            inner: Arc::new(Mutex::new(Box::new(writer))),
+        }
+    }
+
+    /// Lines to stdout.
+    pub fn stdout() -> Output {
+        Output::new(std::io::stdout())
+    }
+
+    /// Writes one line and flushes. A closed pipe is not an error here: the
+    /// GUI is gone and end of input will follow.
+    pub fn send(&self, line: impl fmt::Display) {
+        let mut w = self.inner.lock();
+        let _ = writeln!(w, "{line}").and_then(|()| w.flush());
+    }
+
+    /// Writes several lines at once, under one lock.
+    pub fn send_all<I: IntoIterator<Item = String>>(&self, lines: I) {
+        let mut w = self.inner.lock();
+        for line in lines {
+            if writeln!(w, "{line}").is_err() {
+                break;
+            }
+        }
+        let _ = w.flush();
+    }
+}
+
+/// Whether the input loop goes on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Read the next line.
+    Continue,
+    /// `quit`: stop reading.
+    Quit,
+}
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The hash table could not be allocated.
+    #[error(transparent)]
+    Table(#[from] TableError),
+    /// The search thread could not be started.
+    #[error("cannot start the search thread: {0}")]
+    Thread(#[from] std::io::Error),
+}
+
+/// Work for the search thread.
+enum Job {
+    Search(Box<SearchJob>),
+    Perft { pos: Box<Position>, depth: u32 },
+    Resize(usize),
+    Clear,
+    Seed(u64),
+}
+
+struct SearchJob {
+    pos: Position,
+    limits: Limits,
+    params: Params,
+}
+
+/// What the search thread reports back.
+#[derive(Debug)]
+enum Event {
+    /// A search or perft is over (its last line is out).
+    Done,
+    /// A resize finished.
+    Resized(Result<(), TableError>),
+    /// The tables were cleared.
+    Cleared,
+}
+
+/// The text of a move as the protocol's token (the rules format it, the
+/// protocol parses it back: the two crates share the notation).
+fn token(mv: GameMove, color: Color) -> Option<MoveToken> {
+    mv.to_text(color).parse().ok()
+}
+
+/// The tokens of a line of moves starting with `color` to move.
+fn tokens(moves: &[GameMove], color: Color) -> Vec<MoveToken> {
+    let mut color = color;
+    let mut out = Vec::with_capacity(moves.len());
+    for &mv in moves {
+        match token(mv, color) {
+            Some(t) => out.push(t),
+            None => break,
+        }
+        color = !color;
+    }
+    out
+}
+
+/// A search score as the protocol reports it.
+pub fn protocol_score(score: i32) -> Score {
+    match ScoreReport::from_score(score) {
+        ScoreReport::Cp(cp) => Score::cp(cp),
+        ScoreReport::Mate(n) => Score::mate(n),
+    }
+}
+
+/// The `info` line of a finished iteration.
+pub fn iteration_info(it: &Iteration, turn: Color) -> Info {
+    Info {
+        depth: Some(it.depth),
+        seldepth: Some(it.seldepth),
+        score: Some(protocol_score(it.score)),
+        nodes: Some(it.nodes),
+        nps: Some(it.nps()),
+        hashfull: Some(it.hashfull.min(1000)),
+        time: Some(it.elapsed.as_millis() as u64),
+        pv: tokens(&it.pv, turn),
+        ..Info::default()
+    }
+}
+
+/// The `bestmove` line of a result.
+pub fn bestmove_message(result: &SearchResult, turn: Color) -> EngineMessage {
+    let best = result.best.and_then(|m| token(m, turn));
+    EngineMessage::BestMove(best.map(|best| BestMove {
+        best,
+        ponder: result.ponder.and_then(|m| token(m, !turn)),
+    }))
+}
+
+fn worker_loop(mut searcher: Searcher, jobs: Receiver<Job>, events: Sender<Event>, signals: Arc<Signals>, out: Output) {
+    while let Ok(job) = jobs.recv() {
+        let event = match job {
+            Job::Search(job) => {
+                run_search(&mut searcher, &job, &signals, &out);
+                Event::Done
+            }
+            Job::Perft { pos, depth } => {
+                run_perft(&pos, depth, &signals, &out);
+                Event::Done
+            }
+            Job::Resize(mb) => Event::Resized(searcher.resize(mb)),
+            Job::Clear => {
+                searcher.clear();
+                Event::Cleared
+            }
+            Job::Seed(seed) => {
+                searcher.set_seed(seed);
+                continue;
+            }
+        };
+        if events.send(event).is_err() {
+            break;
+        }
+    }
+}
+
+/// Runs one search and prints its `info` lines and its one `bestmove`,
+/// even if the search itself fails.
+fn run_search(searcher: &mut Searcher, job: &SearchJob, signals: &Signals, out: &Output) {
+    let turn = job.pos.turn();
+    let mut report = |it: &Iteration| out.send(EngineMessage::Info(iteration_info(it, turn)));
+    let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        searcher.search_with(&job.pos, &job.limits, &job.params, signals, &mut report)
+    }));
+    match result {
+        Ok(result) => out.send(bestmove_message(&result, turn)),
+        Err(_) => {
+            // Never reached by design; if it is, the GUI still gets a move.
+            out.send(EngineMessage::Info(Info::error("internal error in the search")));
+            let mut list = MoveList::new();
+            job.pos.legal_moves(&mut list);
+            let best = list.iter().next().and_then(|&m| token(GameMove::Move(m), turn));
+            out.send(EngineMessage::BestMove(
+                best.map(|best| BestMove { best, ponder: None }),
+            ));
+            searcher.clear();
+        }
+    }
+}
+
+fn run_perft(pos: &Position, depth: u32, signals: &Signals, out: &Output) {
+    let turn = pos.turn();
+    let start = Instant::now();
+    let total = perft_stoppable(pos, depth, &signals.stop, |mv, n| {
+        if let Some(mv) = token(mv, turn) {
+            out.send(EngineMessage::PerftMove { mv, nodes: n });
+        }
+    });
+    match total {
+        Some(total) => {
+            out.send(EngineMessage::PerftTotal(total));
+            let ms = start.elapsed().as_millis();
+            out.send(EngineMessage::Info(Info::string(format!(
+                "perft {depth}: {total} nodes in {ms} ms"
+            ))));
+        }
+        None => out.send(EngineMessage::Info(Info::string("perft stopped"))),
+    }
+}
+
+/// The UCI engine: the position, the options, and the search thread.
+#[derive(Debug)]
+pub struct Server {
+    out: Output,
+    pos: Position,
+    options: EngineOptions,
+    params: Params,
+    debug: bool,
+    signals: Arc<Signals>,
+    jobs: Option<Sender<Job>>,
+    events: Receiver<Event>,
+    worker: Option<JoinHandle<()>>,
+    busy: bool,
+}
+
+impl Server {
+    /// A server writing to `out`, at the start position, with default
+    /// options and its search thread started.
+    ///
+    /// # Errors
+    /// [`ServerError`] if the hash table or the thread cannot be had.
+    pub fn new(out: Output) -> Result<Server, ServerError> {
+        let options = EngineOptions::default();
+        let searcher = Searcher::new(options.hash_mb)?;
+        let signals = Arc::new(Signals::default());
+        let (job_tx, job_rx) = crossbeam_channel::unbounded();
+        let (event_tx, event_rx) = crossbeam_channel::unbounded();
+        let worker = {
+            let signals = Arc::clone(&signals);
+            let out = out.clone();
+            std::thread::Builder::new()
+                .name("search".into())
+                .spawn(move || worker_loop(searcher, job_rx, event_tx, signals, out))?
+        };
+        Ok(Server {
+            out,
+            pos: Position::new(),
+            options,
+            params: Params::default(),
+            debug: false,
+            signals,
+            jobs: Some(job_tx),
+            events: event_rx,
+            worker: Some(worker),
+            busy: false,
+        })
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    /// The current tunable parameters.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The current standard options.
+    pub fn options(&self) -> &EngineOptions {
+        &self.options
+    }
+
+    /// Whether a search or perft is running.
+    pub fn is_searching(&mut self) -> bool {
+        if self.busy && self.events.try_recv().is_ok() {
+            self.busy = false;
+        }
+        self.busy
+    }
+
+    /// Waits until the running search or perft (if any) ends by itself.
+    pub fn wait(&mut self) {
+        if self.busy {
+            let _ = self.events.recv();
+            self.busy = false;
+        }
+    }
+
+    /// Stops the running search or perft (if any) and waits until its last
+    /// line is out.
+    pub fn stop_and_wait(&mut self) {
+        if self.busy {
+            self.signals.stop.store(true, Ordering::Relaxed);
+            self.signals.pondering.store(false, Ordering::Relaxed);
+            self.wait();
+        }
+    }
+
+    fn error(&self, what: impl fmt::Display) {
+        self.out.send(EngineMessage::Info(Info::error(what)));
+    }
+
+    /// Sends a job to the search thread.
+    fn submit(&mut self, job: Job) -> bool {
+        let sent = self.jobs.as_ref().is_some_and(|jobs| jobs.send(job).is_ok());
+        if !sent {
+            self.error("the search thread is gone");
+        }
+        sent
+    }
+
+    /// Handles one input line as read (a line too long to keep included).
+    pub fn handle_input(&mut self, line: &Line) -> Flow {
+        match line {
+            Line::Text(text) => self.handle_line(text),
+            Line::TooLong { len } => {
+                self.error(format!("input line of {len} bytes ignored: too long"));
+                Flow::Continue
+            }
+        }
+    }
+
+    /// Handles one line of input: the function the stdin loop calls.
+    pub fn handle_line(&mut self, line: &str) -> Flow {
+        let received = Instant::now();
+        let command = match line.parse::<Command>() {
+            Ok(command) => command,
+            Err(ParseError::Empty) => return Flow::Continue,
+            Err(err) => {
+                // Unknown commands too: UCI ignores them, and so does the
+                // state here, but a person typing deserves to know.
+                self.error(err);
+                return Flow::Continue;
+            }
+        };
+        match command {
+            Command::Uci => self.uci(),
+            Command::Debug(on) => self.debug = on,
+            Command::IsReady => {
+                // Earlier commands are done: the server handles them in order,
+                // and table jobs are waited for.
+                self.out.send(EngineMessage::ReadyOk);
+            }
+            Command::SetOption(option) => {
+                self.stop_and_wait();
+                self.set_option(&option.name, option.value.as_deref());
+            }
+            Command::UciNewGame => {
+                self.stop_and_wait();
+                if self.submit(Job::Clear) {
+                    let _ = self.events.recv();
+                }
+                self.pos = Position::new();
+            }
+            Command::Position { start, moves } => {
+                self.stop_and_wait();
+                match build_position(&start, &moves) {
+                    Ok(pos) => self.pos = pos,
+                    Err(what) => self.error(what),
+                }
+            }
+            Command::Go(limits) => {
+                self.stop_and_wait();
+                self.go(&limits, received);
+            }
+            Command::Perft(depth) => {
+                self.stop_and_wait();
+                self.signals.stop.store(false, Ordering::Relaxed);
+                let pos = Box::new(self.pos.clone());
+                if self.submit(Job::Perft { pos, depth }) {
+                    self.busy = true;
+                }
+            }
+            Command::Stop => self.stop_and_wait(),
+            Command::PonderHit => self.signals.pondering.store(false, Ordering::Relaxed),
+            Command::Quit => {
+                self.stop_and_wait();
+                return Flow::Quit;
+            }
+            Command::Display => self.out.send_all(self.pos.diagram().lines().map(str::to_string)),
+            Command::Spsa => self.out.send_all(Params::TUNABLES.iter().map(|t| {
+                EngineMessage::Spsa(SpsaParam {
+                    name: t.uci_name(),
+                    value: self.params.value(t.field).unwrap_or(t.default),
+                    min: t.min,
+                    max: t.max,
+                    c_end: t.c_end,
+                    r_end: t.r_end,
+                })
+                .to_string()
+            })),
+        }
+        Flow::Continue
+    }
+
+    fn uci(&self) {
+        let mut lines = vec![
+            EngineMessage::Id(Id::Name(format!("leaper {}", env!("CARGO_PKG_VERSION")))).to_string(),
+            EngineMessage::Id(Id::Author(env!("CARGO_PKG_AUTHORS").replace(':', ", "))).to_string(),
+        ];
+        lines.extend(
+            self.options
+                .uci_options(&self.params)
+                .into_iter()
+                .map(|o| EngineMessage::Option(o).to_string()),
+        );
+        lines.push(EngineMessage::UciOk.to_string());
+        self.out.send_all(lines);
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<&str>) {
+        match self.options.parse_change(&self.params, name, value) {
+            Ok(Change::Hash(mb)) => {
+                if self.submit(Job::Resize(mb)) {
+                    match self.events.recv() {
+                        Ok(Event::Resized(Ok(()))) => self.options.hash_mb = mb,
+                        Ok(Event::Resized(Err(err))) => self.error(format!("option Hash: {err}")),
+                        _ => self.error("the search thread did not answer"),
+                    }
+                }
+            }
+            Ok(Change::Options(next)) => {
+                if next.seed != self.options.seed {
+                    self.submit(Job::Seed(next.seed));
+                }
+                self.options = next;
+            }
+            Ok(Change::Params(next)) => self.params = next,
+            Err(err) => self.error(err),
+        }
+    }
+
+    fn go(&mut self, go: &SearchLimits, received: Instant) {
+        if let Some(outcome) = self.pos.outcome() {
+            self.out.send(EngineMessage::Info(Info::game_over(outcome)));
+            self.out.send(EngineMessage::BestMove(None));
+            return;
+        }
+        let turn = self.pos.turn();
+        let mut searchmoves = Vec::new();
+        for (i, token) in go.searchmoves.iter().enumerate() {
+            match self.pos.parse_move(&token.to_string(), SetupCase::Strict) {
+                Ok(GameMove::Move(mv)) => searchmoves.push(mv),
+                Ok(GameMove::Setup(_)) => {}
+                Err(err) => self.error(format!("go searchmoves: move {} `{token}` ignored: {err}", i + 1)),
+            }
+        }
+        let ms = Duration::from_millis;
+        let (time, inc) = go.clock(turn == Color::Red);
+        let limits = Limits {
+            depth: go.depth,
+            nodes: go.nodes,
+            movetime: go.movetime.map(ms),
+            clock: time.map(|t| Clock {
+                time: ms(t),
+                inc: ms(inc.unwrap_or(0)),
+                movestogo: go.movestogo,
+            }),
+            infinite: go.infinite,
+            ponder: go.ponder,
+            move_overhead: ms(self.options.move_overhead_ms),
+            searchmoves,
+            start: received,
+        };
+        self.signals.stop.store(false, Ordering::Relaxed);
+        self.signals.pondering.store(go.ponder, Ordering::Relaxed);
+        let job = SearchJob {
+            pos: self.pos.clone(),
+            limits,
+            params: self.params,
+        };
+        if self.submit(Job::Search(Box::new(job))) {
+            self.busy = true;
+        } else {
+            self.out.send(EngineMessage::BestMove(None));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop_and_wait();
+        self.jobs = None;
+        if let Some(worker) = self.worker.take() {
+            let _ = worker.join();
+        }
+    }
+}
+
+/// The position a `position` command describes, or what is wrong with it
+/// and where.
+pub fn build_position(start: &StartPosition, moves: &[MoveToken]) -> Result<Position, String> {
+    let (mut pos, first_move_token) = match start {
+        StartPosition::StartPos => (Position::new(), 3),
+        StartPosition::Fen(fen) => (
+            Position::from_fen(&fen.to_string()).map_err(|e| format!("position fen (tokens 2-5): {e}"))?,
+            7,
+        ),
+    };
+    for (i, token) in moves.iter().enumerate() {
+        let text = token.to_string();
+        let mv = pos.parse_move(&text, SetupCase::Strict).map_err(|e| {
+            format!(
+                "position: move {} `{text}` (token {}) at ply {}: {e}",
+                i + 1,
+                first_move_token + i,
+                pos.ply()
+            )
+        })?;
+        pos.play_game_move(&mv);
+    }
+    Ok(pos)
+}

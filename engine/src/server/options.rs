@@ -1,0 +1,285 @@
+//! The engine's UCI options: the standard ones (`Hash`, `Threads`,
+//! `MoveOverhead`, `OwnBook`, `MultiPV`, `Ponder`, `Seed`) and one `spin`
+//! per tunable of [`Params`], all listed by `uci` and set by `setoption`.
+//!
+//! Names compare as UCI asks (ASCII case and spacing ignored); a value is
+//! checked against the option's type and range before anything changes, so
+//! a bad `setoption` leaves every option as it was.
+
+use crate::search::{ParamError, Params};
+use protocol::{UciOption, option_names_match};
+
+/// The values of the standard options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// `Hash`: the transposition table, MB.
+    pub hash_mb: usize,
+    /// `Threads`: search threads (1 for now).
+    pub threads: u32,
+    /// `MoveOverhead`: ms kept back from every move for GUI and pipes.
+    pub move_overhead_ms: u64,
+    /// `OwnBook`: play setups from a book (no book yet).
+    pub own_book: bool,
+    /// `MultiPV`: lines reported (1).
+    pub multipv: u32,
+    /// `Ponder`: the GUI may send `go ponder`.
+    pub ponder: bool,
+    /// `Seed`: varies the sampled setups (0: the same every game).
+    pub seed: u64,
+}
+
+impl Default for EngineOptions {
+    fn default() -> EngineOptions {
+        EngineOptions {
+            hash_mb: DEFAULT_HASH_MB,
+            threads: 1,
+            move_overhead_ms: 10,
+            own_book: false,
+            multipv: 1,
+            ponder: false,
+            seed: 0,
+        }
+    }
+}
+
+/// The default table size, MB.
+pub const DEFAULT_HASH_MB: usize = 16;
+const MAX_HASH_MB: i64 = 65_536;
+const MAX_OVERHEAD_MS: i64 = 5_000;
+const MAX_SEED: i64 = i32::MAX as i64;
+
+/// A change `setoption` asks for, checked and ready to apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// A new table size (the server resizes the table).
+    Hash(usize),
+    /// Any other option: the new values.
+    Options(EngineOptions),
+    /// A tunable: the new values.
+    Params(Params),
+}
+
+/// Why a `setoption` was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OptionError {
+    /// No option has this name.
+    #[error("unknown option '{0}' (the uci command lists them)")]
+    Unknown(String),
+    /// The option needs a value and none came.
+    #[error("option {0} needs a value: setoption name {0} value <value>")]
+    MissingValue(&'static str),
+    /// A value of the wrong type.
+    #[error("option {name}: '{value}' is not {expected}")]
+    BadValue {
+        /// The option.
+        name: String,
+        /// The value given.
+        value: String,
+        /// What it should be.
+        expected: &'static str,
+    },
+    /// A number out of range.
+    #[error("option {name} must be from {min} to {max}, not {value}")]
+    OutOfRange {
+        /// The option.
+        name: String,
+        /// The value given.
+        value: i64,
+        /// The least value.
+        min: i64,
+        /// The greatest value.
+        max: i64,
+    },
+}
+
+impl From<ParamError> for OptionError {
+    fn from(err: ParamError) -> OptionError {
+        match err {
+            ParamError::Unknown(name) => OptionError::Unknown(name),
+            ParamError::OutOfRange { name, value, min, max } => OptionError::OutOfRange { name, value, min, max },
+        }
+    }
+}
+
+/// The standard spin options: name, range.
+const SPINS: [(&str, i64, i64); 5] = [
+    ("Hash", 1, MAX_HASH_MB),
+    ("Threads", 1, 1),
+    ("MoveOverhead", 0, MAX_OVERHEAD_MS),
+    ("MultiPV", 1, 1),
+    ("Seed", 0, MAX_SEED),
+];
+const CHECKS: [&str; 2] = ["OwnBook", "Ponder"];
+
+impl EngineOptions {
+    fn spin_value(&self, name: &str) -> i64 {
+        match name {
+            "Hash" => self.hash_mb as i64,
+            "Threads" => i64::from(self.threads),
+            "MoveOverhead" => self.move_overhead_ms as i64,
+            "MultiPV" => i64::from(self.multipv),
+            _ => self.seed as i64,
+        }
+    }
+
+    fn check_value(&self, name: &str) -> bool {
+        match name {
+            "OwnBook" => self.own_book,
+            _ => self.ponder,
+        }
+    }
+
+    /// Every option as `uci` lists it: the standard ones, then one spin per
+    /// tunable with its current value.
+    pub fn uci_options(&self, params: &Params) -> Vec<UciOption> {
+        let mut options: Vec<UciOption> = SPINS
+            .iter()
+            .map(|&(name, min, max)| UciOption::spin(name, self.spin_value(name), min, max))
+            .collect();
+        options.extend(
+            CHECKS
+                .iter()
+                .map(|&name| UciOption::check(name, self.check_value(name))),
+        );
+        options.extend(
+            Params::TUNABLES
+                .iter()
+                .map(|t| UciOption::spin(t.uci_name(), params.value(t.field).unwrap_or(t.default), t.min, t.max)),
+        );
+        options
+    }
+
+    /// Checks `setoption name <name> value <value>` and returns the change
+    /// it makes; nothing is changed yet.
+    ///
+    /// # Errors
+    /// [`OptionError`] naming what is wrong: unknown name, missing value,
+    /// wrong type or out of range.
+    pub fn parse_change(&self, params: &Params, name: &str, value: Option<&str>) -> Result<Change, OptionError> {
+        let number = |option: &'static str, min: i64, max: i64| -> Result<i64, OptionError> {
+            let text = value.ok_or(OptionError::MissingValue(option))?.trim();
+            let n: i64 = text.parse().map_err(|_| OptionError::BadValue {
+                name: option.to_string(),
+                value: text.chars().take(40).collect(),
+                expected: "an integer",
+            })?;
+            if n < min || n > max {
+                return Err(OptionError::OutOfRange {
+                    name: option.to_string(),
+                    value: n,
+                    min,
+                    max,
+                });
+            }
+            Ok(n)
+        };
+        if let Some(&(option, min, max)) = SPINS.iter().find(|(n, _, _)| option_names_match(n, name)) {
+            let n = number(option, min, max)?;
+            let mut next = *self;
+            match option {
+                "Hash" => return Ok(Change::Hash(n as usize)),
+                "Threads" => next.threads = n as u32,
+                "MoveOverhead" => next.move_overhead_ms = n as u64,
+                "MultiPV" => next.multipv = n as u32,
+                _ => next.seed = n as u64,
+            }
+            return Ok(Change::Options(next));
+        }
+        if let Some(&option) = CHECKS.iter().find(|n| option_names_match(n, name)) {
+            let text = value.ok_or(OptionError::MissingValue(option))?.trim();
+            let on = if text.eq_ignore_ascii_case("true") {
+                true
+            } else if text.eq_ignore_ascii_case("false") {
+                false
+            } else {
+                return Err(OptionError::BadValue {
+                    name: option.to_string(),
+                    value: text.chars().take(40).collect(),
+                    expected: "true or false",
+                });
+            };
+            let mut next = *self;
+            match option {
+                "OwnBook" => next.own_book = on,
+                _ => next.ponder = on,
+            }
+            return Ok(Change::Options(next));
+        }
+        let name = name.split_ascii_whitespace().collect::<Vec<_>>().join(" ");
+        let tunable = Params::TUNABLES
+            .iter()
+            .find(|t| t.is_named(&name))
+            .ok_or_else(|| OptionError::Unknown(name.chars().take(60).collect()))?;
+        let text = value.unwrap_or_default().trim();
+        if value.is_none() {
+            return Err(OptionError::BadValue {
+                name: tunable.uci_name(),
+                value: String::new(),
+                expected: "given (setoption name <name> value <integer>)",
+            });
+        }
+        let n: i64 = text.parse().map_err(|_| OptionError::BadValue {
+            name: tunable.uci_name(),
+            value: text.chars().take(40).collect(),
+            expected: "an integer",
+        })?;
+        let mut next = *params;
+        next.set(tunable.field, n)?;
+        Ok(Change::Params(next))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_found_without_case_and_checked() {
+        let options = EngineOptions::default();
+        let params = Params::default();
+        assert_eq!(options.parse_change(&params, "hash", Some("32")), Ok(Change::Hash(32)));
+        assert!(matches!(
+            options.parse_change(&params, "Hash", Some("0")),
+            Err(OptionError::OutOfRange { min: 1, .. })
+        ));
+        assert!(matches!(
+            options.parse_change(&params, "Hash", Some("lots")),
+            Err(OptionError::BadValue { .. })
+        ));
+        assert_eq!(
+            options.parse_change(&params, "Hash", None),
+            Err(OptionError::MissingValue("Hash"))
+        );
+        let Ok(Change::Options(next)) = options.parse_change(&params, "ownbook", Some("TRUE")) else {
+            panic!()
+        };
+        assert!(next.own_book);
+        let Ok(Change::Params(next)) = options.parse_change(&params, "futilitymargin", Some("1234")) else {
+            panic!()
+        };
+        assert_eq!(next.futility_margin, 1234);
+        assert!(matches!(
+            options.parse_change(&params, "FutilityMargin", Some("-1")),
+            Err(OptionError::OutOfRange { .. })
+        ));
+        assert!(matches!(
+            options.parse_change(&params, "No Such Option", Some("1")),
+            Err(OptionError::Unknown(_))
+        ));
+        assert!(matches!(
+            options.parse_change(&params, "Threads", Some("2")),
+            Err(OptionError::OutOfRange { max: 1, .. })
+        ));
+    }
+
+    #[test]
+    fn every_option_is_listed_once() {
+        let list = EngineOptions::default().uci_options(&Params::default());
+        assert_eq!(list.len(), SPINS.len() + CHECKS.len() + Params::TUNABLES.len());
+        for (i, a) in list.iter().enumerate() {
+            for b in &list[i + 1..] {
+                assert!(!option_names_match(&a.name, &b.name), "{} twice", a.name);
+            }
+        }
+    }
+}
