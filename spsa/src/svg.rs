@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use crate::history::HistoryRow;
-use crate::param::Param;
+use crate::param::{Kind, Param};
 
 const WIDTH: f64 = 960.0;
 const HEIGHT: f64 = 540.0;
@@ -139,7 +139,7 @@ pub fn traces_svg(params: &[Param], rows: &[HistoryRow]) -> String {
         let latest = rows
             .last()
             .and_then(|r| r.values.get(i))
-            .map(|&v| param.format_value(param.settle(v)));
+            .map(|&v| legend_value(param, v));
         let label = match latest {
             Some(v) => format!("{name} = {}", escape(&v)),
             None => name,
@@ -148,6 +148,17 @@ pub fn traces_svg(params: &[Param], rows: &[HistoryRow]) -> String {
     }
     svg.push_str("</svg>\n");
     svg
+}
+
+/// A value for the legend: whole numbers as they are, others to four
+/// significant digits (the exact values are in the history).
+fn legend_value(param: &Param, value: f64) -> String {
+    let value = param.settle(value);
+    if param.kind == Kind::Int || !value.is_finite() || value == 0.0 {
+        return param.format_value(value);
+    }
+    let decimals = (3.0 - value.abs().log10().floor()).clamp(0.0, 12.0) as usize;
+    format!("{value:.decimals$}")
 }
 
 /// Which rows to draw: all, or `MAX_POINTS` spread evenly, first and last
@@ -217,6 +228,11 @@ mod tests {
         assert_eq!(games_label(20_000.0), "20k");
         assert_eq!(games_label(2500.0), "2500");
         assert_eq!(escape("a<b&\"c\""), "a&lt;b&amp;&quot;c&quot;");
+        let float = Param::new("f", Kind::Float, 1.0, 0.0, 5000.0, 0.1, 0.002).expect("valid");
+        assert_eq!(legend_value(&float, 1.350_226_418), "1.350");
+        assert_eq!(legend_value(&float, 0.701_759_7), "0.7018");
+        assert_eq!(legend_value(&float, 1234.567), "1235");
+        assert_eq!(legend_value(&float, 0.0), "0");
         assert_eq!(thin(3), vec![0, 1, 2]);
         let picked = thin(10_000);
         assert_eq!((picked.len(), picked[0], picked[MAX_POINTS - 1]), (MAX_POINTS, 0, 9999));

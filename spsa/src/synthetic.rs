@@ -182,6 +182,12 @@ impl Simulation {
     /// flight and telling a random one of them at each step, and returns
     /// the Elo its tuned values lose against the optimum.
     pub fn run(&self, tuner: &mut Tuner, seed: u64) -> f64 {
+        self.run_observed(tuner, seed, |_| {})
+    }
+
+    /// As [`Simulation::run`], calling `after_tell` with the tuner after
+    /// every result, where a driver would save and plot.
+    pub fn run_observed(&self, tuner: &mut Tuner, seed: u64, mut after_tell: impl FnMut(&Tuner)) -> f64 {
         let mut rng = Rng::seeded(seed ^ 0x5EED_5EED_5EED);
         let mut in_flight: Vec<Trial> = tuner.pending().cloned().collect();
         loop {
@@ -200,6 +206,7 @@ impl Simulation {
             if tuner.tell(trial.id, result).is_err() {
                 break;
             }
+            after_tell(tuner);
         }
         self.problem.elo_lost(&tuner.values())
     }
