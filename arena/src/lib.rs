@@ -54,6 +54,6 @@ pub use runner::{
     SUMMARY_FILE, probe_engine, resume, run, saved_config,
 };
 pub use schedule::Schedule;
-pub use score::{PairingScore, PlayerRow, Scoreboard, Standings, Summary};
+pub use score::{PairingScore, PlayerRow, Scoreboard, Standings, Summary, status_of};
 pub use slot::{FinishedGame, GameJob, GameObserver, GameSlot, NoObserver};
 pub use spec::{CODECUP_BUDGET_MS, DEFAULT_STALLTIME_MS, EngineSpec, Limits, Proto, SpecError, TimeControl};

@@ -26,7 +26,7 @@ use crate::openings::{Opening, OpeningsError, read_openings};
 use crate::player::{CodeCupEngine, EngineFailure, Interrupted, UciEngine};
 use crate::pool::{GamePool, PoolResult};
 use crate::schedule::Schedule;
-use crate::score::{Scoreboard, Standings, Summary};
+use crate::score::{Scoreboard, Standings, Summary, status_of};
 use crate::slot::{GameJob, GameObserver};
 use crate::spec::{EngineSpec, Proto};
 
@@ -368,7 +368,7 @@ fn execute(
     }
     let decided = |board: &Scoreboard| {
         sprt.as_ref()
-            .map(|s| s.status(&board.main().pentanomial).decision)
+            .map(|s| status_of(s, &board.main()).decision)
             .filter(|d| *d != Decision::Continue)
     };
 

@@ -182,15 +182,27 @@ impl Scoreboard {
         } else {
             main.trinomial.estimates()
         };
+        let sprt = sprt.map(|s| (s.config(), status_of(s, &main)));
         Standings {
             done: self.games,
             total,
             main,
             estimates,
-            sprt: sprt.map(|s| (s.config(), s.status(&self.main().pentanomial))),
+            sprt,
             terminations: self.terminations.clone(),
             failures: self.failures.clone(),
         }
+    }
+}
+
+/// The SPRT state of a pairing's score, as `arena stats` computes it: from
+/// the pairs when there are any, else from the games.
+#[must_use]
+pub fn status_of(sprt: &Sprt, score: &PairingScore) -> SprtStatus {
+    if score.pentanomial.pairs() > 0 {
+        sprt.status(&score.pentanomial)
+    } else {
+        sprt.status(&score.trinomial)
     }
 }
 
@@ -252,7 +264,8 @@ pub struct Summary {
     pub nelo_ci95: f64,
     /// Likelihood of superiority.
     pub los: f64,
-    /// The SPRT's log-likelihood ratio, if an SPRT runs.
+    /// The SPRT's log-likelihood ratio (for the run's SPRT, or without one
+    /// for `arena stats`' default design).
     pub llr: Option<f64>,
     /// Its lower bound.
     pub lower_bound: Option<f64>,
@@ -260,6 +273,8 @@ pub struct Summary {
     pub upper_bound: Option<f64>,
     /// Its decision: `continue`, `accept-h0`, `accept-h1`.
     pub decision: Option<&'static str>,
+    /// Whether the run has an SPRT (which stops it at a decision).
+    pub sprt: bool,
     /// The first engine.
     pub player: String,
     /// Its wins, draws and losses.
@@ -285,7 +300,13 @@ impl Summary {
         let e = &standings.estimates;
         let p = standings.main.pentanomial;
         let t = standings.main.trinomial;
-        let status = standings.sprt.map(|(_, s)| s);
+        // Without an SPRT, the keys still hold `arena stats`' default design
+        // ([0, 5] normalized, 5% errors), so both tools give the same keys.
+        let status = standings.sprt.map(|(_, s)| s).or_else(|| {
+            Sprt::new(results::SprtConfig::default())
+                .ok()
+                .map(|s| status_of(&s, &standings.main))
+        });
         let ratings = board.ratings();
         let players = board
             .players()
@@ -338,6 +359,7 @@ impl Summary {
             lower_bound: status.map(|s| s.lower_bound),
             upper_bound: status.map(|s| s.upper_bound),
             decision: status.map(|s| s.decision.name()),
+            sprt: standings.sprt.is_some(),
             player: standings.main.first.clone(),
             wdl: [t.wins, t.draws, t.losses],
             pentanomial: [p.ll, p.ld, p.dd, p.wd, p.ww],

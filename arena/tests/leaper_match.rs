@@ -1,0 +1,53 @@
+//! The workspace's own engine under the arena: a 40-game match of `leaper`
+//! against itself at 1 s + 10 ms per game with two games at a time loses
+//! no game on time (nor by any other failure), and every game replays.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+
+#[test]
+fn forty_games_of_leaper_at_one_second_have_no_time_loss() {
+    let leaper = leaper_bin();
+    let dir = scratch("leaper-40");
+    let cmd = format!("cmd={}", leaper.display());
+    let args = strings(&[
+        "match",
+        "--quiet",
+        "--games",
+        "40",
+        "--concurrency",
+        "2",
+        "--engine",
+        &cmd,
+        "name=leaper-a",
+        "--engine",
+        &cmd,
+        "name=leaper-b",
+        "--each",
+        "tc=1+0.01",
+        "option.Hash=16",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    // Each game takes at most about 2 x (1 s + 51 x 10 ms) of thinking.
+    run_ok(&args, Duration::from_secs(300));
+    let records = games(&dir);
+    assert_eq!(records.len(), 40);
+    let forfeits: Vec<_> = records.iter().filter(|r| r.termination.is_forfeit()).collect();
+    assert!(forfeits.is_empty(), "forfeits: {forfeits:?}");
+    for r in &records {
+        assert!(r.red_ms <= 1000 + 10 * 51 && r.blue_ms <= 1000 + 10 * 51, "{r:?}");
+    }
+    let s = summary(&dir);
+    assert_eq!(s["games"], 40);
+    assert_eq!(s["terminations"].get("time-forfeit"), None);
+    let failures = events(&dir)
+        .into_iter()
+        .filter(|e| e["event"] == "engine-failure")
+        .count();
+    assert_eq!(failures, 0);
+    replay_ok(&dir);
+}
