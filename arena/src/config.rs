@@ -306,7 +306,7 @@ impl RunConfig {
                 ));
             }
         }
-        if self.games == 0 || self.games % 2 != 0 {
+        if self.games == 0 || !self.games.is_multiple_of(2) {
             return invalid(format!(
                 "--games must be even and positive (each opening is played twice, colours reversed), got {}",
                 self.games

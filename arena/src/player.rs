@@ -379,11 +379,11 @@ impl UciEngine {
             let Some(text) = line.text else { continue };
             let first = text.split_ascii_whitespace().next();
             if first == Some("info") {
-                if let Ok(EngineMessage::Info(info)) = text.parse::<EngineMessage>() {
-                    if let Some(s) = info.score {
-                        let text = s.to_string();
-                        score = Some(text.strip_prefix("score ").unwrap_or(&text).to_owned());
-                    }
+                if let Ok(EngineMessage::Info(info)) = text.parse::<EngineMessage>()
+                    && let Some(s) = info.score
+                {
+                    let text = s.to_string();
+                    score = Some(text.strip_prefix("score ").unwrap_or(&text).to_owned());
                 }
                 continue;
             }

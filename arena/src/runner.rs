@@ -433,10 +433,9 @@ fn execute(
             );
             let standings = board.standings(total, sprt.as_ref());
             observer.game_finished(&record, &standings);
-            if completed_pair {
-                if let Some((_, status)) = standings.sprt {
-                    let p = standings.main.pentanomial;
-                    events.write(
+            if completed_pair && let Some((_, status)) = standings.sprt {
+                let p = standings.main.pentanomial;
+                events.write(
                         "sprt",
                         json!({
                             "games": standings.main.trinomial.wins + standings.main.trinomial.draws + standings.main.trinomial.losses,
@@ -444,23 +443,22 @@ fn execute(
                             "upper_bound": status.upper_bound, "decision": status.decision.name(),
                         }),
                     );
-                    if status.decision != Decision::Continue {
-                        end = RunEnd::Sprt(status.decision);
-                        stopping = true;
-                        pool.cancel();
-                        continue;
-                    }
+                if status.decision != Decision::Continue {
+                    end = RunEnd::Sprt(status.decision);
+                    stopping = true;
+                    pool.cancel();
+                    continue;
                 }
             }
-            if board.games() % config.report_every == 0 && board.games() < total {
+            if board.games().is_multiple_of(config.report_every) && board.games() < total {
                 let summary = Summary::new(&board, &standings, false);
                 write_summary(out, &summary)?;
                 observer.report(&standings, &summary);
             }
-            if let Some(job) = todo.next().and_then(|id| schedule.job(id)) {
-                if pool.submit(job) {
-                    in_flight += 1;
-                }
+            if let Some(job) = todo.next().and_then(|id| schedule.job(id))
+                && pool.submit(job)
+            {
+                in_flight += 1;
             }
         }
         pool.shutdown();

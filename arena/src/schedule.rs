@@ -86,7 +86,7 @@ impl Schedule {
         let pairing = usize::try_from(in_round / self.games).ok()?;
         let k = in_round % self.games;
         let (a, b) = self.pairings[pairing];
-        let (red, blue) = if k % 2 == 0 { (a, b) } else { (b, a) };
+        let (red, blue) = if k.is_multiple_of(2) { (a, b) } else { (b, a) };
         let slot = round * (self.games / 2) + k / 2;
         let setups = self.openings.as_ref().map(|o| {
             let opening = o.opening(slot);

@@ -83,7 +83,7 @@ impl FromStr for TimeControl {
 /// Parses a non-negative decimal number of seconds into milliseconds.
 fn seconds_to_ms(text: &str) -> Option<u64> {
     let secs: f64 = text.trim().parse().ok()?;
-    if !secs.is_finite() || secs < 0.0 || secs > 1e9 {
+    if !secs.is_finite() || !(0.0..=1e9).contains(&secs) {
         return None;
     }
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
