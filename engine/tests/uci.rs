@@ -312,3 +312,30 @@ fn clock_limits_are_honoured() {
         assert!(took < Duration::from_millis(most), "`{go}` took {took:?}");
     }
 }
+
+#[test]
+fn ponder_waits_for_ponderhit_and_searchmoves_restrict_the_root() {
+    let mut engine = uci_engine();
+    engine.send("position startpos moves AWNAADADAFFAADDA aaaaaffdaddadnwa b5d3 g4e6");
+    engine.send("go ponder wtime 2000 btime 2000 movetime 100");
+    std::thread::sleep(Duration::from_millis(400));
+    // Pondering ignores the clock: no bestmove yet.
+    let early = engine.sync();
+    assert!(early.iter().all(|l| !l.starts_with("bestmove")), "{early:?}");
+    let hit = Instant::now();
+    engine.send("ponderhit");
+    engine.bestmove();
+    assert!(
+        hit.elapsed() < Duration::from_secs(3),
+        "{:?} after ponderhit",
+        hit.elapsed()
+    );
+
+    engine.send("go depth 3 searchmoves a3c4 b4d6");
+    let lines = engine.bestmove();
+    let best = lines.last().unwrap();
+    assert!(best.starts_with("bestmove a3c4") || best.starts_with("bestmove b4d6"), "{lines:?}");
+    engine.send("go depth 1 searchmoves a1h8");
+    let lines = engine.bestmove();
+    assert!(lines[0].starts_with("info string error: go searchmoves"), "{lines:?}");
+}

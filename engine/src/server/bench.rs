@@ -160,10 +160,12 @@ pub fn stop_latency(exe: &Path, runs: usize, think: Duration) -> Result<Vec<Dura
             }
         }
     };
+    // The time is taken before writing, so the write itself counts.
     let mut send = |line: &str| -> Result<Instant, BenchError> {
+        let at = Instant::now();
         writeln!(stdin, "{line}")?;
         stdin.flush()?;
-        Ok(Instant::now())
+        Ok(at)
     };
     send("uci")?;
     wait_for("uciok")?;

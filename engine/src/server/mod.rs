@@ -233,20 +233,15 @@ fn run_search(searcher: &mut Searcher, job: &SearchJob, signals: &Signals, out: 
 
 fn run_perft(pos: &Position, depth: u32, signals: &Signals, out: &Output) {
     let turn = pos.turn();
-    let start = Instant::now();
     let total = perft_stoppable(pos, depth, &signals.stop, |mv, n| {
         if let Some(mv) = token(mv, turn) {
             out.send(EngineMessage::PerftMove { mv, nodes: n });
         }
     });
     match total {
-        Some(total) => {
-            out.send(EngineMessage::PerftTotal(total));
-            let ms = start.elapsed().as_millis();
-            out.send(EngineMessage::Info(Info::string(format!(
-                "perft {depth}: {total} nodes in {ms} ms"
-            ))));
-        }
+        Some(total) => out.send(EngineMessage::PerftTotal(total)),
+        // No total: a reader waiting for `Nodes searched` must not take a
+        // partial count for the answer.
         None => out.send(EngineMessage::Info(Info::string("perft stopped"))),
     }
 }
@@ -490,7 +485,10 @@ impl Server {
             }
         }
         let ms = Duration::from_millis;
+        // A clock for either side means time management, as in Stockfish: a
+        // missing clock for the side to move is an empty one, not infinity.
         let (time, inc) = go.clock(turn == Color::Red);
+        let time = time.or((go.wtime.is_some() || go.btime.is_some()).then_some(0));
         let limits = Limits {
             depth: go.depth,
             nodes: go.nodes,
