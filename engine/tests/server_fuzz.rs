@@ -45,6 +45,8 @@ const CORPUS: &[&str] = &[
     "go ponder wtime 50 btime 50",
     "go depth 2 searchmoves b5d3 a3c4 Df8",
     "go mate 2",
+    "go wtime 18446744073709551615 btime 18446744073709551615 winc 18446744073709551615 movestogo 4294967295",
+    "go movetime 18446744073709551615 nodes 18446744073709551615 depth 4294967295",
     "go perft 1",
     "go perft 2",
     "setoption name Hash value 2",
@@ -244,6 +246,7 @@ struct Tally {
     bestmoves: u64,
     readyoks: u64,
     errors: u64,
+    internal_errors: u64,
     malformed: Vec<String>,
     partial: Vec<u8>,
 }
@@ -263,7 +266,13 @@ impl Tally {
         match line.parse::<EngineMessage>() {
             Ok(EngineMessage::BestMove(_)) => self.bestmoves += 1,
             Ok(EngineMessage::ReadyOk) => self.readyoks += 1,
-            Ok(EngineMessage::Info(info)) if info.error_text().is_some() => self.errors += 1,
+            Ok(EngineMessage::Info(info)) if info.error_text().is_some() => {
+                self.errors += 1;
+                // The search thread caught a panic: a bug, even if the GUI got a move.
+                if info.error_text().is_some_and(|t| t.starts_with("internal error")) {
+                    self.internal_errors += 1;
+                }
+            }
             Ok(_) => {}
             Err(_) if is_diagram(line) => {}
             Err(e) => {
@@ -330,6 +339,7 @@ fn a_million_random_and_mutated_lines_never_break_the_server() {
     drop(server);
     let tally = tally.lock();
     assert!(tally.malformed.is_empty(), "malformed output: {:#?}", tally.malformed);
+    assert_eq!(tally.internal_errors, 0, "the search panicked");
     assert_eq!(tally.bestmoves, gos, "one bestmove per go");
     assert!(tally.readyoks > 0);
     assert!(tally.errors > count as u64 / 20, "only {} errors", tally.errors);
@@ -371,6 +381,7 @@ fn the_real_process_survives_random_lines_over_pipes() {
         tally.line(&line);
     }
     assert!(tally.malformed.is_empty(), "malformed output: {:#?}", tally.malformed);
+    assert_eq!(tally.internal_errors, 0, "the search panicked");
     assert_eq!(tally.bestmoves, gos, "one bestmove per go");
     engine.send("position startpos moves AWNAADADAFFAADDA aaaaaffdaddadnwa");
     engine.send("go depth 2");

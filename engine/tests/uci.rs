@@ -334,7 +334,10 @@ fn ponder_waits_for_ponderhit_and_searchmoves_restrict_the_root() {
     engine.send("go depth 3 searchmoves a3c4 b4d6");
     let lines = engine.bestmove();
     let best = lines.last().unwrap();
-    assert!(best.starts_with("bestmove a3c4") || best.starts_with("bestmove b4d6"), "{lines:?}");
+    assert!(
+        best.starts_with("bestmove a3c4") || best.starts_with("bestmove b4d6"),
+        "{lines:?}"
+    );
     engine.send("go depth 1 searchmoves a1h8");
     let lines = engine.bestmove();
     assert!(lines[0].starts_with("info string error: go searchmoves"), "{lines:?}");

@@ -34,6 +34,12 @@ pub struct Budget {
     pub hard: Duration,
 }
 
+/// `p` permill of `d`, exact and saturating (a GUI may send any clock).
+fn permille(d: Duration, p: i32) -> Duration {
+    let nanos = d.as_nanos().saturating_mul(p.max(0) as u128) / 1000;
+    Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
+}
+
 /// The own moves the side to move has left at `ply` (this one included):
 /// the game ends after ply 102, Blue making the last move.
 pub const fn own_moves_left(ply: u32) -> u32 {
@@ -59,19 +65,21 @@ impl Budget {
     /// a move never uses more than `time_max_permille` of the rest. So even
     /// if every move ran to its hard limit, the clock would last the game.
     pub fn for_clock(clock: &Clock, ply: u32, overhead: Duration, params: &Params) -> Budget {
-        let permille = |d: Duration, p: i32| d.mul_f64(f64::from(p.max(0)) / 1000.0);
         let slack = Duration::from_millis(1);
         let moves_left = own_moves_left(ply).max(1);
         let mtg = clock.movestogo.map_or(moves_left, |m| m.clamp(1, moves_left));
-        let unpaid = (overhead + slack).saturating_sub(clock.inc);
-        let reserve = unpaid.saturating_mul(mtg) + overhead + slack;
+        let unpaid = overhead.saturating_add(slack).saturating_sub(clock.inc);
+        let reserve = unpaid
+            .saturating_mul(mtg)
+            .saturating_add(overhead)
+            .saturating_add(slack);
         let available = clock.time.saturating_sub(reserve);
         let inc = if mtg > 1 {
             permille(clock.inc, params.time_inc_permille)
         } else {
             Duration::ZERO
         };
-        let base = available / mtg + inc;
+        let base = (available / mtg).saturating_add(inc);
         let soft = permille(base, params.time_soft_permille);
         let hard = permille(soft, params.time_hard_permille).min(permille(available, params.time_max_permille));
         let soft = soft.min(hard);
@@ -134,6 +142,19 @@ mod tests {
                 assert!(typical < time / 5 + inc * 10, "{time:?}+{inc:?}: {typical:?} left");
             }
         }
+    }
+
+    #[test]
+    fn absurd_clocks_do_not_overflow() {
+        let clock = Clock {
+            time: Duration::from_millis(u64::MAX),
+            inc: Duration::from_millis(u64::MAX),
+            movestogo: Some(u32::MAX),
+        };
+        let budget = Budget::for_clock(&clock, 2, Duration::from_millis(u64::MAX), &Params::default());
+        assert!(budget.soft <= budget.hard);
+        let budget = Budget::for_clock(&clock, 2, Duration::ZERO, &Params::default());
+        assert!(budget.hard > Duration::from_secs(1));
     }
 
     #[test]
