@@ -48,7 +48,7 @@ impl Color {
     /// The side that moves at a ply count (plies played so far): Red after
     /// an even number, Blue after an odd one.
     pub const fn to_move_at(ply: u32) -> Color {
-        if ply % 2 == 0 { Color::Red } else { Color::Blue }
+        if ply.is_multiple_of(2) { Color::Red } else { Color::Blue }
     }
 
     /// `"red"` or `"blue"`.
