@@ -48,10 +48,23 @@ impl Tunable {
     }
 
     /// Whether `name` names this parameter: its UCI name or its field name,
-    /// ignoring ASCII case.
+    /// ignoring ASCII case, spaces and underscores (`futility margin`,
+    /// `FutilityMargin` and `futility_margin` are the same).
     pub fn is_named(&self, name: &str) -> bool {
-        name.eq_ignore_ascii_case(&self.uci_name()) || name.eq_ignore_ascii_case(self.field)
+        same_name(name, self.field)
     }
+}
+
+/// Whether two option names are the same once ASCII case, whitespace and
+/// underscores are ignored.
+pub fn same_name(a: &str, b: &str) -> bool {
+    let squeeze = |s: &str| {
+        s.chars()
+            .filter(|c| !c.is_ascii_whitespace() && *c != '_')
+            .map(|c| c.to_ascii_lowercase())
+            .collect::<String>()
+    };
+    squeeze(a) == squeeze(b)
 }
 
 /// Why a parameter could not be set.
@@ -189,6 +202,7 @@ mod tests {
         assert_eq!(params.set("aspirationwindow", 777), Ok(()));
         assert_eq!(params.aspiration_window, 777);
         assert_eq!(params.set("aspiration_window", 778), Ok(()));
+        assert_eq!(params.set("Aspiration  Window", 778), Ok(()));
         assert!(matches!(
             params.set("AspirationWindow", 49),
             Err(ParamError::OutOfRange { min: 50, .. })

@@ -2,12 +2,13 @@
 //! `MoveOverhead`, `OwnBook`, `MultiPV`, `Ponder`, `Seed`) and one `spin`
 //! per tunable of [`Params`], all listed by `uci` and set by `setoption`.
 //!
-//! Names compare as UCI asks (ASCII case and spacing ignored); a value is
+//! Names compare as UCI asks, and then some: ASCII case, spaces and
+//! underscores are ignored (`Move Overhead` is `MoveOverhead`); a value is
 //! checked against the option's type and range before anything changes, so
 //! a bad `setoption` leaves every option as it was.
 
-use crate::search::{ParamError, Params};
-use protocol::{UciOption, option_names_match};
+use crate::search::{ParamError, Params, same_name};
+use protocol::UciOption;
 
 /// The values of the standard options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,7 +174,7 @@ impl EngineOptions {
             }
             Ok(n)
         };
-        if let Some(&(option, min, max)) = SPINS.iter().find(|(n, _, _)| option_names_match(n, name)) {
+        if let Some(&(option, min, max)) = SPINS.iter().find(|(n, _, _)| same_name(n, name)) {
             let n = number(option, min, max)?;
             let mut next = *self;
             match option {
@@ -185,7 +186,7 @@ impl EngineOptions {
             }
             return Ok(Change::Options(next));
         }
-        if let Some(&option) = CHECKS.iter().find(|n| option_names_match(n, name)) {
+        if let Some(&option) = CHECKS.iter().find(|n| same_name(n, name)) {
             let text = value.ok_or(OptionError::MissingValue(option))?.trim();
             let on = if text.eq_ignore_ascii_case("true") {
                 true
@@ -239,6 +240,17 @@ mod tests {
         let params = Params::default();
         assert_eq!(options.parse_change(&params, "hash", Some("32")), Ok(Change::Hash(32)));
         assert!(matches!(
+            options.parse_change(&params, "Move Overhead", Some("7")),
+            Ok(Change::Options(EngineOptions {
+                move_overhead_ms: 7,
+                ..
+            }))
+        ));
+        assert!(matches!(
+            options.parse_change(&params, "futility margin", Some("7")),
+            Ok(Change::Params(Params { futility_margin: 7, .. }))
+        ));
+        assert!(matches!(
             options.parse_change(&params, "Hash", Some("0")),
             Err(OptionError::OutOfRange { min: 1, .. })
         ));
@@ -278,7 +290,7 @@ mod tests {
         assert_eq!(list.len(), SPINS.len() + CHECKS.len() + Params::TUNABLES.len());
         for (i, a) in list.iter().enumerate() {
             for b in &list[i + 1..] {
-                assert!(!option_names_match(&a.name, &b.name), "{} twice", a.name);
+                assert!(!same_name(&a.name, &b.name), "{} twice", a.name);
             }
         }
     }
