@@ -82,8 +82,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 
-    /// Continue the run saved in DIR (a killed or interrupted one); needs no other flag.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["engine", "each", "games", "rounds", "openings", "seed", "sprt", "setups", "config", "out"])]
+    /// Continue the run saved in DIR (a killed or interrupted one); needs no other flag (--concurrency may
+    /// change).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["engine", "each", "games", "rounds", "openings", "seed", "sprt", "setups", "report_every", "config", "out"])]
     pub resume: Option<PathBuf>,
 
     /// No progress bars and no periodic summaries; only the final one.
@@ -321,9 +322,12 @@ fn print_final(report: &RunReport, config: &RunConfig, out: &Path) {
 /// Bad settings, an engine that fails its check, unwritable files.
 pub fn run(mode: Mode, args: &RunArgs) -> anyhow::Result<()> {
     if let Some(dir) = &args.resume {
-        let config = arena::saved_config(dir)?;
+        let mut config = arena::saved_config(dir)?;
+        if let Some(n) = args.concurrency {
+            config.concurrency = n;
+        }
         let progress = Arc::new(Progress::new(&config, args.quiet));
-        let report = arena::resume(dir, Arc::clone(&progress) as Arc<dyn RunObserver>);
+        let report = arena::resume(dir, args.concurrency, Arc::clone(&progress) as Arc<dyn RunObserver>);
         progress.finish();
         print_final(&report?, &config, dir);
         return Ok(());
@@ -374,7 +378,7 @@ pub fn selftest(quiet: bool) -> anyhow::Result<()> {
     let (option, value) = SELFTEST_WEAKENING;
     let engines = build_engines(
         &[
-            ("tc".to_owned(), "1+0.01".to_owned()),
+            ("tc".to_owned(), "2+0.02".to_owned()),
             ("option.Hash".to_owned(), "16".to_owned()),
         ],
         &[
@@ -392,7 +396,7 @@ pub fn selftest(quiet: bool) -> anyhow::Result<()> {
     let config = RunConfig {
         mode: Mode::Match,
         engines,
-        games: 200,
+        games: 300,
         concurrency: 2,
         sprt: Some(SprtSettings {
             elo0: 0.0,
@@ -407,8 +411,8 @@ pub fn selftest(quiet: bool) -> anyhow::Result<()> {
     let out = default_out("selftest");
     if !quiet {
         eprintln!(
-            "self-test: leaper vs leaper-weak ({option}={value}), SPRT [0, 40] logistic Elo, tc 1+0.01, 2 games at a \
-             time, at most 200 games; output in {}",
+            "self-test: leaper vs leaper-weak ({option}={value}), SPRT [0, 40] logistic Elo, tc 2+0.02, 2 games at a \
+             time, at most 300 games; output in {}",
             out.display()
         );
     }

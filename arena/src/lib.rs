@@ -12,11 +12,14 @@
 //! - [`run`] / [`resume`]: a scheduled match, gauntlet or round robin in an
 //!   output directory, with SPRT, summaries and resume.
 //!
-//! The tuner builds on [`GamePool`] (or a single [`GameSlot`]): it submits
-//! jobs whose [`EngineSpec`]s carry a trial's option values, and pairs the
-//! [`FinishedGame`]s by [`GameJob::pair`]. Engines of the same process
-//! (same name, program, arguments) are reused with only the changed
-//! options re-sent.
+//! The tuner builds on [`GamePool`] (or a single [`GameSlot`] and its
+//! [`GameSlot::play_pair`]): it submits two [`GameJob`]s per pair (same
+//! `pair`, colours reversed, the same setups from an [`OpeningSource`])
+//! whose [`EngineSpec`]s carry a trial's option values, and a
+//! [`PairCollector`] turns the [`FinishedGame`]s, which come back in any
+//! order, into [`FinishedPair`]s for the pentanomial. Engines of the same
+//! process (same name, program, arguments) are reused across games with
+//! only the changed options re-sent, so trials cost no restarts.
 //!
 //! This library never prints; the `arena` binary does.
 
@@ -55,5 +58,5 @@ pub use runner::{
 };
 pub use schedule::Schedule;
 pub use score::{PairingScore, PlayerRow, Scoreboard, Standings, Summary, status_of};
-pub use slot::{FinishedGame, GameJob, GameObserver, GameSlot, NoObserver};
+pub use slot::{FinishedGame, FinishedPair, GameJob, GameObserver, GameSlot, NoObserver, PairCollector};
 pub use spec::{CODECUP_BUDGET_MS, DEFAULT_STALLTIME_MS, EngineSpec, Limits, Proto, SpecError, TimeControl};

@@ -256,12 +256,17 @@ pub fn saved_config(out: &Path) -> Result<RunConfig, RunError> {
     Ok(config)
 }
 
-/// Continues the run saved in `out`.
+/// Continues the run saved in `out`, optionally with another number of
+/// game slots (which changes no game: game `i` depends on the seed and
+/// `i` only).
 ///
 /// # Errors
 /// As for [`run`], and [`RunError::NoRun`] when `out` holds no run.
-pub fn resume(out: &Path, observer: Arc<dyn RunObserver>) -> Result<RunReport, RunError> {
-    let config = saved_config(out)?;
+pub fn resume(out: &Path, concurrency: Option<usize>, observer: Arc<dyn RunObserver>) -> Result<RunReport, RunError> {
+    let mut config = saved_config(out)?;
+    if let Some(n) = concurrency {
+        config.concurrency = n.max(1);
+    }
     let openings = match &config.openings {
         Some(o) => Some(read_openings(&o.file)?),
         None => None,

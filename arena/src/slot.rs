@@ -5,6 +5,7 @@
 //! CodeCup engines get a fresh process every game. This is the unit the
 //! tuner reuses: give it [`GameJob`]s and it returns [`FinishedGame`]s.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -79,6 +80,65 @@ impl FinishedGame {
             blue_ms: ms(o.time_used[1]),
             moves: o.moves.clone(),
         }
+    }
+}
+
+/// The two games of a pair: the same opening, colours reversed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FinishedPair {
+    /// The game in which the first engine had Red.
+    pub first: FinishedGame,
+    /// The game with the colours reversed.
+    pub second: FinishedGame,
+}
+
+impl FinishedPair {
+    /// The outcomes of both games for the engine named `player`, to feed
+    /// [`results::Pentanomial::record_pair`]; `None` if it played neither.
+    #[must_use]
+    pub fn outcomes_for(&self, player: &str) -> Option<(results::Outcome, results::Outcome)> {
+        let a = self.first.to_record().outcome_for(player)?;
+        let b = self.second.to_record().outcome_for(player)?;
+        Some((a, b))
+    }
+}
+
+/// Collects finished games, which a [`crate::GamePool`] returns in any
+/// order, into complete pairs (by [`GameJob::pair`]).
+#[derive(Debug, Default)]
+pub struct PairCollector {
+    waiting: HashMap<u64, FinishedGame>,
+}
+
+impl PairCollector {
+    /// An empty collector.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a game; returns its pair once both games are in.
+    pub fn add(&mut self, game: FinishedGame) -> Option<FinishedPair> {
+        match self.waiting.remove(&game.job.pair) {
+            Some(other) => {
+                let (first, second) = if other.job.id < game.job.id {
+                    (other, game)
+                } else {
+                    (game, other)
+                };
+                Some(FinishedPair { first, second })
+            }
+            None => {
+                self.waiting.insert(game.job.pair, game);
+                None
+            }
+        }
+    }
+
+    /// Games still waiting for their pair's other game.
+    #[must_use]
+    pub fn waiting(&self) -> usize {
+        self.waiting.len()
     }
 }
 
@@ -220,6 +280,31 @@ impl GameSlot {
             job: job.clone(),
             outcome,
         })
+    }
+
+    /// Plays both games of a pair on this slot: `first` has Red in the
+    /// first game, `second` in the other, on the same setups (or on the
+    /// engines' own). The games get ids `2 * pair` and `2 * pair + 1`.
+    /// Returns `None` if the slot's cancel channel fired.
+    pub fn play_pair(
+        &mut self,
+        first: &Arc<EngineSpec>,
+        second: &Arc<EngineSpec>,
+        pair: u64,
+        setups: Option<(Setup, Setup)>,
+        observer: &dyn GameObserver,
+    ) -> Option<FinishedPair> {
+        let job = |id, red: &Arc<EngineSpec>, blue: &Arc<EngineSpec>| GameJob {
+            id,
+            pair,
+            round: 0,
+            red: Arc::clone(red),
+            blue: Arc::clone(blue),
+            setups,
+        };
+        let a = self.play(&job(2 * pair, first, second), observer)?;
+        let b = self.play(&job(2 * pair + 1, second, first), observer)?;
+        Some(FinishedPair { first: a, second: b })
     }
 
     /// The game lost by `side` before its first move, because its engine
