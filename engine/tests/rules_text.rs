@@ -131,6 +131,23 @@ fn setups_are_checked_with_precise_errors() {
 }
 
 #[test]
+fn a_formation_for_the_other_side_mirrors_across_the_middle() {
+    let (red, _) = Setup::parse("AWAAAAAADFFDDDAN").unwrap();
+    let pos = Position::from_setups(&red, &red.for_other_side());
+    for sq in Square::ALL {
+        let across = Square::from_coords(7 - sq.row() as i32, sq.col() as i32).unwrap();
+        match (pos.piece_at(sq), pos.piece_at(across)) {
+            (Some(a), Some(b)) => {
+                assert_eq!(a.role, b.role, "{sq} and {across}");
+                assert_ne!(a.color, b.color);
+            }
+            (None, None) => {}
+            other => panic!("{sq}/{across}: {other:?}"),
+        }
+    }
+}
+
+#[test]
 fn setups_fill_the_home_rows_in_board_order() {
     let pos = after("AWAAAAAADFFDDDAN addadffdnaaaaawa");
     assert_eq!(pos.to_fen(), "AWAAAAAA/DFFDDDAN/8/8/8/8/addadffd/naaaaawa - r 2");
@@ -160,9 +177,12 @@ fn the_protocol_example_position_round_trips() {
     assert_eq!(Position::from_fen("8/8/8/8/8/8/8/8 - r 0").unwrap(), Position::new());
 }
 
+/// A position string and a test of the error it must give.
+type FenCase = (&'static str, fn(&FenError) -> bool);
+
 #[test]
 fn bad_position_strings_name_the_field_at_fault() {
-    let cases: &[(&str, fn(&FenError) -> bool)] = &[
+    let cases: &[FenCase] = &[
         ("", |e| matches!(e, FenError::MissingField("board"))),
         ("8/8/8/8/8/8/8/8 - r", |e| matches!(e, FenError::MissingField("ply"))),
         ("8/8/8/8/8/8/8/8 - r 0 x", |e| matches!(e, FenError::ExtraField(_))),
