@@ -3,10 +3,12 @@
 //!
 //! [`rules`] holds the game itself (positions, moves, setups, game end,
 //! perft) and is re-exported at the crate root; `replay` checks recorded
-//! games against it; [`search`] finds moves; [`server`] speaks UCI and the
+//! games against it; [`search`] finds moves, judging positions with
+//! [`eval`]; [`server`] speaks UCI and the
 //! CodeCup referee protocol.
 
 pub mod book;
+pub mod eval;
 pub mod replay;
 pub mod rules;
 pub mod search;

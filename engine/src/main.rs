@@ -7,6 +7,8 @@
 //! and `codecup` force one. Nothing goes to stdout before that line, and
 //! diagnostics go to stderr only.
 
+mod eval_cli;
+
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use crossbeam_channel::Receiver;
@@ -73,6 +75,10 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Play self-play games and record quiet positions with scores and results, for `fit`.
+    Selfplay(eval_cli::SelfplayArgs),
+    /// Fit the evaluation weights to self-play records (and CodeCup games) by logistic regression.
+    Fit(eval_cli::FitArgs),
     /// Measure perft speed (leaf nodes per second) on the positions of a perft file.
     PerftBench {
         /// Perft cases (the format of shared/data/perft-sample.txt).
@@ -114,6 +120,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::BenchStop { runs, think_ms } => bench_stop(runs, Duration::from_millis(think_ms)),
         Command::Perft { depth, moves, fen } => perft_command(depth, &moves, fen.as_deref()),
         Command::Replay { files } => replay_command(&files),
+        Command::Selfplay(args) => eval_cli::selfplay_command(&args),
+        Command::Fit(args) => eval_cli::fit_command(&args),
         Command::PerftBench {
             file,
             max_nodes,

@@ -1,0 +1,206 @@
+//! Tests of the evaluation: symmetry, bounds, the shipped weights, the
+//! self-play generator's games, and the fitter on synthetic data.
+
+use super::fit::{Example, FitConfig, fit, sigmoid};
+use super::selfplay::{Config, play_game};
+use super::*;
+use crate::rules::{Color, MoveList, Piece, Setup, Square};
+use crate::search::Evaluator;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// A FEN of `pos` with every square moved by `map`, colours swapped when
+/// `swap` (the side to move too, so the same side stays on move relative
+/// to its pieces).
+fn transformed(pos: &Position, map: impl Fn(Square) -> Square, swap: bool) -> Position {
+    let mut board = [None; 64];
+    for sq in Square::ALL {
+        if let Some(p) = pos.piece_at(sq) {
+            let color = if swap { !p.color } else { p.color };
+            board[map(sq).index()] = Some(Piece::new(color, p.role));
+        }
+    }
+    let mut fen = String::new();
+    for row in 0..8 {
+        let mut empty = 0;
+        for col in 0..8 {
+            match board[row * 8 + col] {
+                Some(p) => {
+                    if empty > 0 {
+                        fen.push_str(&empty.to_string());
+                        empty = 0;
+                    }
+                    fen.push(p.letter());
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            fen.push_str(&empty.to_string());
+        }
+        if row < 7 {
+            fen.push('/');
+        }
+    }
+    let mut hands = String::new();
+    for color in Color::ALL {
+        let owner = if swap { !color } else { color };
+        for role in Role::DROPPABLE {
+            for _ in 0..pos.hand(owner).count(role) {
+                hands.push(role.letter(color));
+            }
+        }
+    }
+    if hands.is_empty() {
+        hands.push('-');
+    }
+    let (turn, ply) = if swap {
+        (!pos.turn(), if pos.ply() < 101 { pos.ply() + 1 } else { pos.ply() - 1 })
+    } else {
+        (pos.turn(), pos.ply())
+    };
+    let side = if turn == Color::Red { 'r' } else { 'b' };
+    let fen = format!("{fen} {hands} {side} {ply}");
+    Position::from_fen(&fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
+}
+
+/// Positions of random games from random setups, the game still going on.
+fn random_positions(seed: u64, games: usize) -> Vec<Position> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    for _ in 0..games {
+        let mut pos = Position::from_setups(&Setup::random(&mut rng), &Setup::random(&mut rng));
+        while pos.outcome().is_none() {
+            out.push(pos.clone());
+            let mut list = MoveList::new();
+            pos.legal_moves(&mut list);
+            // Prefer captures now and then, so that hands fill up.
+            let mut caps = MoveList::new();
+            pos.captures(&mut caps);
+            let pool = if caps.len() > 0 && rng.random_bool(0.5) {
+                &caps
+            } else {
+                &list
+            };
+            let mv = pool.as_slice()[rng.random_range(0..pool.len())];
+            pos.play(mv);
+        }
+    }
+    out
+}
+
+#[test]
+fn evaluation_is_symmetric_finite_and_bounded() {
+    let evals = [
+        Eval::new(EvalKind::Psq),
+        Eval::new(EvalKind::Full),
+        Eval::new(EvalKind::Material),
+    ];
+    let flip_rows = |sq: Square| Square::from_coords(7 - sq.row() as i32, sq.col() as i32).unwrap_or(sq);
+    let transpose = |sq: Square| Square::from_coords(sq.col() as i32, sq.row() as i32).unwrap_or(sq);
+    for pos in random_positions(7, 6) {
+        let mirrored = pos.mirror();
+        let flipped = transformed(&pos, flip_rows, true);
+        let turned = transformed(&pos, transpose, false);
+        for eval in &evals {
+            let v = eval.evaluate(&pos);
+            assert!(v.abs() <= EVAL_BOUND, "{v} out of bounds in {pos:?}");
+            assert_eq!(eval.evaluate(&mirrored), v, "{:?} mirror of {pos:?}", eval.kind());
+            assert_eq!(eval.evaluate(&flipped), v, "{:?} colour flip of {pos:?}", eval.kind());
+            if eval.kind() != EvalKind::Material {
+                assert_eq!(eval.evaluate(&turned), v, "{:?} transpose of {pos:?}", eval.kind());
+            }
+        }
+        // The same board with the other side to move: the feature parts
+        // are antisymmetric, so only the tempo and the to-move blocks differ.
+        let diff = difference(&pos, FeatureSet::Psq);
+        let swapped = transformed(&flipped, flip_rows, false);
+        let other: Vec<f32> = difference(&swapped, FeatureSet::Psq);
+        for (a, b) in diff.iter().zip(&other) {
+            assert_eq!(*a, *b);
+        }
+    }
+}
+
+#[test]
+fn shipped_weights_parse_and_the_default_is_full() {
+    assert!(Weights::parse(FULL_WEIGHTS).is_ok());
+    assert_eq!(DEFAULT_KIND, EvalKind::Full);
+    assert_eq!(Eval::new(EvalKind::Psq).kind(), EvalKind::Psq);
+    for kind in EvalKind::ALL {
+        assert_eq!(EvalKind::from_name(&kind.name().to_uppercase()), Some(kind));
+    }
+    // The published model: a knight on c3 is worth 0.449, so with equal
+    // material the start of the game favours the side to move by the tempo.
+    let setup = Setup::first();
+    let pos = Position::from_setups(&setup, &setup.for_other_side());
+    assert_eq!(Eval::new(EvalKind::Psq).evaluate(&pos), 3520);
+}
+
+#[test]
+fn selfplay_games_are_legal_and_samples_quiet() {
+    let config = Config {
+        games: 2,
+        depth: Some(1),
+        random_plies: 6,
+        kind: EvalKind::Full,
+        hash_mb: 1,
+        ..Config::default()
+    };
+    for index in 0..config.games {
+        let game = play_game(&config, index).expect("a 1 MB table");
+        let text = game.to_text();
+        let first = text.lines().next().unwrap_or("");
+        let moves: Vec<&str> = first.split_whitespace().skip(4).collect();
+        assert_eq!(moves.len(), game.moves.len());
+        let (end, _) = crate::replay::replay_moves(&moves.join(" ")).expect("legal moves");
+        assert_eq!(end.outcome(), Some(game.outcome));
+        assert!(first.contains(game.outcome.result_text()));
+        for line in text.lines().skip(1) {
+            let fen = line.split(';').next().unwrap_or("");
+            let pos = Position::from_fen(fen).expect("a FEN");
+            assert!(selfplay::is_quiet(&pos));
+        }
+        // Same seed, same game.
+        assert_eq!(play_game(&config, index).map(|g| g.moves).ok(), Some(game.moves));
+    }
+}
+
+#[test]
+fn fitter_recovers_known_weights() {
+    let mut rng = StdRng::seed_from_u64(3);
+    let mut truth = Weights::zero();
+    for w in truth.features.iter_mut() {
+        *w = rng.random_range(-3000..3000);
+    }
+    truth.tempo = 2000;
+    let positions = random_positions(11, 40);
+    let data: Vec<Example> = positions
+        .iter()
+        .enumerate()
+        .map(|(i, pos)| {
+            let p = sigmoid(f64::from(linear(pos, &truth, FeatureSet::Full)) / 10_000.0) as f32;
+            Example::new(pos, FeatureSet::Full, 0.5, Some(p), i as u64)
+        })
+        .collect();
+    let config = FitConfig {
+        lambda: 0.0,
+        l2: 0.0,
+        iterations: 300,
+        learning_rate: 0.05,
+        threads: 2,
+        set: FeatureSet::Full,
+    };
+    let report = fit(&data, &Weights::zero(), &config, |_, _, _| {});
+    let mut worst: f64 = 0.0;
+    let mut total = 0.0;
+    for pos in &positions {
+        let want = sigmoid(f64::from(linear(pos, &truth, FeatureSet::Full)) / 10_000.0);
+        let got = sigmoid(f64::from(linear(pos, &report.weights, FeatureSet::Full)) / 10_000.0);
+        worst = worst.max((want - got).abs());
+        total += (want - got).abs();
+    }
+    let mean = total / positions.len() as f64;
+    assert!(mean < 0.02, "mean error {mean}, worst {worst}");
+    assert!(report.end.1.target < report.start.1.target);
+}
