@@ -178,20 +178,21 @@ pub struct SearchResult {
 /// A search engine: the hash table, move-ordering history and evaluator
 /// that outlive a single search.
 #[derive(Debug)]
-pub struct Searcher<E: Evaluator = Material> {
+pub struct Searcher<E: Evaluator = crate::eval::Eval> {
     tt: Table,
     heur: Heuristics,
     eval: E,
     seed: u64,
 }
 
-impl Searcher<Material> {
-    /// A searcher with the material evaluation and a table of `hash_mb` MB.
+impl Searcher<crate::eval::Eval> {
+    /// A searcher with the engine's evaluation (see [`crate::eval`]) and a
+    /// table of `hash_mb` MB.
     ///
     /// # Errors
     /// [`TableError`] when the table does not fit in memory.
-    pub fn new(hash_mb: usize) -> Result<Searcher<Material>, TableError> {
-        Searcher::with_evaluator(Material::default(), hash_mb)
+    pub fn new(hash_mb: usize) -> Result<Searcher<crate::eval::Eval>, TableError> {
+        Searcher::with_evaluator(crate::eval::Eval::default(), hash_mb)
     }
 }
 
