@@ -459,6 +459,7 @@ impl Server {
                 }
             }
             Ok(Change::Options(next)) => {
+                crate::eval::set_process_kind(next.eval);
                 if next.seed != self.options.seed {
                     self.submit(Job::Seed(next.seed));
                 }

@@ -1,5 +1,6 @@
 //! The engine's UCI options: the standard ones (`Hash`, `Threads`,
-//! `MoveOverhead`, `OwnBook`, `MultiPV`, `Ponder`, `Seed`) and one `spin`
+//! `MoveOverhead`, `OwnBook`, `MultiPV`, `Ponder`, `Seed`), the `Eval`
+//! combo (which evaluation: `material`, `psq` or `full`) and one `spin`
 //! per tunable of [`Params`], all listed by `uci` and set by `setoption`.
 //!
 //! Names compare as UCI asks, and then some: ASCII case, spaces and
@@ -7,6 +8,7 @@
 //! checked against the option's type and range before anything changes, so
 //! a bad `setoption` leaves every option as it was.
 
+use crate::eval::{DEFAULT_KIND, EvalKind};
 use crate::search::{ParamError, Params, same_name};
 use protocol::UciOption;
 
@@ -27,6 +29,8 @@ pub struct EngineOptions {
     pub ponder: bool,
     /// `Seed`: varies the sampled setups (0: the same every game).
     pub seed: u64,
+    /// `Eval`: the evaluation (the server applies it process-wide).
+    pub eval: EvalKind,
 }
 
 impl Default for EngineOptions {
@@ -39,6 +43,7 @@ impl Default for EngineOptions {
             multipv: 1,
             ponder: false,
             seed: 0,
+            eval: DEFAULT_KIND,
         }
     }
 }
@@ -111,6 +116,7 @@ const SPINS: [(&str, i64, i64); 5] = [
     ("Seed", 0, MAX_SEED),
 ];
 const CHECKS: [&str; 2] = ["OwnBook", "Ponder"];
+const EVAL_OPTION: &str = "Eval";
 
 impl EngineOptions {
     fn spin_value(&self, name: &str) -> i64 {
@@ -142,6 +148,11 @@ impl EngineOptions {
                 .iter()
                 .map(|&name| UciOption::check(name, self.check_value(name))),
         );
+        options.push(UciOption::combo(
+            EVAL_OPTION,
+            self.eval.name(),
+            EvalKind::ALL.iter().map(|k| k.name().to_string()).collect(),
+        ));
         options.extend(
             Params::TUNABLES
                 .iter()
@@ -205,6 +216,15 @@ impl EngineOptions {
                 _ => next.ponder = on,
             }
             return Ok(Change::Options(next));
+        }
+        if same_name(EVAL_OPTION, name) {
+            let text = value.ok_or(OptionError::MissingValue(EVAL_OPTION))?.trim();
+            let kind = EvalKind::from_name(text).ok_or_else(|| OptionError::BadValue {
+                name: EVAL_OPTION.to_string(),
+                value: text.chars().take(40).collect(),
+                expected: "material, psq or full",
+            })?;
+            return Ok(Change::Options(EngineOptions { eval: kind, ..*self }));
         }
         let name = name.split_ascii_whitespace().collect::<Vec<_>>().join(" ");
         let tunable = Params::TUNABLES
@@ -279,6 +299,17 @@ mod tests {
             Err(OptionError::Unknown(_))
         ));
         assert!(matches!(
+            options.parse_change(&params, "eval", Some("PSQ")),
+            Ok(Change::Options(EngineOptions {
+                eval: EvalKind::Psq,
+                ..
+            }))
+        ));
+        assert!(matches!(
+            options.parse_change(&params, "Eval", Some("nnue")),
+            Err(OptionError::BadValue { .. })
+        ));
+        assert!(matches!(
             options.parse_change(&params, "Threads", Some("2")),
             Err(OptionError::OutOfRange { max: 1, .. })
         ));
@@ -287,7 +318,7 @@ mod tests {
     #[test]
     fn every_option_is_listed_once() {
         let list = EngineOptions::default().uci_options(&Params::default());
-        assert_eq!(list.len(), SPINS.len() + CHECKS.len() + Params::TUNABLES.len());
+        assert_eq!(list.len(), SPINS.len() + CHECKS.len() + 1 + Params::TUNABLES.len());
         for (i, a) in list.iter().enumerate() {
             for b in &list[i + 1..] {
                 assert!(!same_name(&a.name, &b.name), "{} twice", a.name);
