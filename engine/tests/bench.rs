@@ -41,3 +41,13 @@ fn bench_stop_reports_a_median() {
     assert_eq!(out.lines().filter(|l| l.starts_with("stop ")).count(), 4, "{out}");
     assert!(out.lines().last().unwrap().starts_with("stop latency median "), "{out}");
 }
+
+#[test]
+fn bench_matches_the_committed_signature() {
+    let nodes = bench_nodes(&leaper(&["bench"]));
+    assert_eq!(
+        nodes,
+        leaper::server::bench::SIGNATURE,
+        "the search changed: if on purpose, set SIGNATURE in engine/src/server/bench.rs to {nodes}"
+    );
+}

@@ -82,9 +82,21 @@ fn options_are_listed_with_types_and_ranges_and_match_spsa() {
         OptionKind::Spin {
             default: 1,
             min: 1,
-            max: 1
+            max: 256
         }
     ));
+    // One check per feature switch, on by default.
+    for switch in [
+        "NullMove",
+        "Lmr",
+        "Futility",
+        "Aspiration",
+        "CheckExtension",
+        "Repetition",
+        "Quiescence",
+    ] {
+        assert_eq!(kind(switch), OptionKind::Check { default: true }, "{switch}");
+    }
     assert!(matches!(kind("MoveOverhead"), OptionKind::Spin { min: 0, .. }));
     assert!(matches!(kind("MultiPV"), OptionKind::Spin { default: 1, .. }));
     assert_eq!(kind("OwnBook"), OptionKind::Check { default: false });
@@ -246,7 +258,8 @@ fn bad_input_is_answered_with_errors_and_changes_nothing() {
         "setoption name Hash value lots",
         "setoption name Hash value 100000000",
         "setoption name OwnBook value maybe",
-        "setoption name Threads value 2",
+        "setoption name Threads value 0",
+        "setoption name NullMove value maybe",
         "setoption name FutilityMargin value -5",
         "setoption name FutilityMargin",
         "go depth x",

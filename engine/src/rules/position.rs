@@ -414,6 +414,16 @@ impl Position {
         next
     }
 
+    /// The position with the side to move passing: not a move of the game
+    /// (the rules have no pass), but the question a search's null-move
+    /// pruning asks, "what if the opponent moved twice?". The ply advances
+    /// as after a move.
+    pub fn null_move(&self) -> Position {
+        let mut next = self.clone();
+        next.pass_turn();
+        next
+    }
+
     /// The game's end by wazir capture or ply limit, which needs no move
     /// generation. A captured wazir takes precedence: a capture on ply 102
     /// wins.

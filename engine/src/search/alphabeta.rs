@@ -1,20 +1,26 @@
 //! The tree search proper: principal variation search with a transposition
-//! table, futility pruning at the last ply, and a quiescence search over
-//! captures. Scores follow [`super::score`].
+//! table, null-move pruning, futility pruning, late-move reductions, check
+//! extensions, repetition detection and a quiescence search over captures.
+//! Scores follow [`super::score`].
 //!
 //! The rules have no check, so the search supplies the two facts that make
 //! the wazir special: a side that can capture the enemy wazir wins at once
 //! (no need to search further), and a side whose wazir is attacked only
 //! looks at moves that save it, since every other move loses it on the next
-//! ply. Leapers cannot be blocked, so those moves are few.
+//! ply. Leapers cannot be blocked, so those moves are few. For the same
+//! reason a null move is never tried by a side whose wazir is attacked: the
+//! opponent would simply capture it.
+//!
+//! Every pruning and extension can be switched off in [`Params`], so that
+//! an Elo ladder can measure each one.
 
 use super::eval::Evaluator;
-use super::ordering::{Heuristics, MAX_SEARCH_PLY, Picker, attacks_after, evasions, is_capture};
+use super::ordering::{Frame, Heuristics, MAX_SEARCH_PLY, attacks_after, is_capture};
 use super::params::Params;
-use super::score::{INFINITY, loss_at, win_at};
+use super::score::{INFINITY, is_mate, loss_at, win_at};
 use super::tt::{Bound, Table};
-use crate::rules::{Color, MAX_PLY, Move, MoveList, Outcome, Position};
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::rules::{Bitboard, Color, MAX_PLY, Move, Outcome, Position, Role, Square};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// A principal variation: the moves of the best line found below a node.
@@ -29,8 +35,8 @@ impl Default for Line {
     fn default() -> Line {
         Line {
             moves: [Move::Drop {
-                role: crate::rules::Role::Alfil,
-                to: crate::rules::Square::ALL[0],
+                role: Role::Alfil,
+                to: Square::ALL[0],
             }; MAX_SEARCH_PLY],
             len: 0,
         }
@@ -76,7 +82,7 @@ pub fn terminal_score(outcome: Outcome, turn: Color, ply: i32) -> i32 {
 /// Whether the side to move's wazir is attacked while the game goes on
 /// after its move (on ply 101 the last move draws whatever it leaves).
 #[inline]
-fn wazir_attack(pos: &Position) -> Option<(crate::rules::Square, crate::rules::Bitboard)> {
+pub(super) fn wazir_attack(pos: &Position) -> Option<(Square, Bitboard)> {
     if pos.ply() + 1 >= MAX_PLY {
         return None;
     }
@@ -104,9 +110,28 @@ pub struct Deadline {
     pub nodes: u64,
 }
 
-/// One search's state: borrowed tables and counters.
+/// Late-move reductions by remaining depth and move number, in plies.
+pub(super) type LmrTable = [[u8; 64]; 64];
+
+/// The reduction table from the tunables: `base + ln(depth) ln(moves) /
+/// divisor`.
+pub(super) fn lmr_table(params: &Params) -> Box<LmrTable> {
+    let mut table = Box::new([[0u8; 64]; 64]);
+    let base = f64::from(params.lmr_base) / 100.0;
+    let divisor = f64::from(params.lmr_divisor.max(1)) / 100.0;
+    for (depth, row) in table.iter_mut().enumerate().skip(1) {
+        for (moves, r) in row.iter_mut().enumerate().skip(1) {
+            let value = base + (depth as f64).ln() * (moves as f64).ln() / divisor;
+            *r = value.clamp(0.0, 32.0) as u8;
+        }
+    }
+    table
+}
+
+/// One thread's search state: borrowed tables, its own move stacks, and
+/// counters.
 pub struct Context<'a, E: Evaluator> {
-    pub(super) tt: &'a mut Table,
+    pub(super) tt: &'a Table,
     pub(super) eval: &'a E,
     pub(super) heur: &'a mut Heuristics,
     pub(super) params: &'a Params,
@@ -116,6 +141,21 @@ pub struct Context<'a, E: Evaluator> {
     pub(super) nodes: u64,
     pub(super) seldepth: i32,
     pub(super) stopped: bool,
+    /// Where helper threads add their node counts (every 1024 nodes).
+    pub(super) shared_nodes: Option<&'a AtomicU64>,
+    frames: Vec<Frame>,
+    pvs: Vec<Line>,
+    values: [i32; 5],
+    lmr: Box<LmrTable>,
+    /// Hashes of the game's positions before the root, then of the path
+    /// from the root (`keys[base + ply]`), for repetitions.
+    keys: Vec<u64>,
+    base: usize,
+    /// Repetitions are looked for at indices from here on (a null move
+    /// cuts the path).
+    floor: usize,
+    root_color: Color,
+    root_depth: i32,
 }
 
 impl<E: Evaluator> std::fmt::Debug for Context<'_, E> {
@@ -128,9 +168,60 @@ impl<E: Evaluator> std::fmt::Debug for Context<'_, E> {
     }
 }
 
-impl<E: Evaluator> Context<'_, E> {
+/// What a [`Context`] is made of.
+pub(super) struct Setting<'a, E: Evaluator> {
+    pub tt: &'a Table,
+    pub eval: &'a E,
+    pub heur: &'a mut Heuristics,
+    pub params: &'a Params,
+    pub stop: &'a AtomicBool,
+    pub pondering: &'a AtomicBool,
+    pub deadline: Deadline,
+    pub shared_nodes: Option<&'a AtomicU64>,
+    /// Hashes of the game's positions before the root, oldest first.
+    pub history: &'a [u64],
+    pub root: &'a Position,
+}
+
+impl<'a, E: Evaluator> Context<'a, E> {
+    pub(super) fn new(s: Setting<'a, E>) -> Context<'a, E> {
+        let values = Role::ALL.map(|role| s.eval.piece_value(role));
+        let mut keys = Vec::with_capacity(s.history.len() + MAX_SEARCH_PLY + 2);
+        keys.extend_from_slice(s.history);
+        let base = keys.len();
+        keys.resize(base + MAX_SEARCH_PLY + 2, 0);
+        keys[base] = s.root.hash();
+        Context {
+            tt: s.tt,
+            eval: s.eval,
+            heur: s.heur,
+            params: s.params,
+            stop: s.stop,
+            pondering: s.pondering,
+            deadline: s.deadline,
+            nodes: 0,
+            seldepth: 0,
+            stopped: false,
+            shared_nodes: s.shared_nodes,
+            frames: Frame::stack(),
+            pvs: vec![Line::default(); MAX_SEARCH_PLY + 2],
+            values,
+            lmr: lmr_table(s.params),
+            keys,
+            base,
+            floor: 0,
+            root_color: s.root.turn(),
+            root_depth: 1,
+        }
+    }
+
+    /// The principal variation of the last root search.
+    pub(super) fn root_pv(&self) -> &[Move] {
+        self.pvs[0].moves()
+    }
+
     /// Counts a node and decides whether the search must stop: the stop
-    /// flag (every node), the node limit, the hard time limit (every 256
+    /// flag (every node), the node limit, the hard time limit (every 1024
     /// nodes, and never while pondering).
     #[inline]
     fn tick(&mut self) -> bool {
@@ -140,14 +231,53 @@ impl<E: Evaluator> Context<'_, E> {
         }
         if self.stop.load(Ordering::Relaxed) || self.nodes >= self.deadline.nodes {
             self.stopped = true;
-        } else if self.nodes & 255 == 0
-            && let Some(hard) = self.deadline.hard
-            && !self.pondering.load(Ordering::Relaxed)
-            && self.deadline.start.elapsed() >= hard
-        {
-            self.stopped = true;
+        } else if self.nodes & 1023 == 0 {
+            if let Some(shared) = self.shared_nodes {
+                shared.fetch_add(1024, Ordering::Relaxed);
+            }
+            if let Some(hard) = self.deadline.hard
+                && !self.pondering.load(Ordering::Relaxed)
+                && self.deadline.start.elapsed() >= hard
+            {
+                self.stopped = true;
+            }
         }
         self.stopped
+    }
+
+    #[inline]
+    fn update_pv(&mut self, ply: usize, mv: Move) {
+        let (head, tail) = self.pvs.split_at_mut(ply + 1);
+        if let (Some(line), Some(rest)) = (head.last_mut(), tail.first()) {
+            line.set(mv, rest);
+        }
+    }
+
+    /// Whether the position at `ply` (its hash already in `keys`) occurred
+    /// before, in the game or on the path, with the same side to move.
+    #[inline]
+    fn is_repetition(&self, ply: usize) -> bool {
+        let here = self.base + ply;
+        let hash = self.keys[here];
+        let mut i = here;
+        while i >= self.floor + 2 {
+            i -= 2;
+            if self.keys[i] == hash {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The score of a repetition for the side to move: a draw, which the
+    /// engine's own side likes `Optimism` less than the opponent does.
+    #[inline]
+    fn draw_score(&self, pos: &Position) -> i32 {
+        if pos.turn() == self.root_color {
+            -self.params.optimism
+        } else {
+            self.params.optimism
+        }
     }
 
     /// Searches the children of the root in `order` (the first is searched
@@ -161,20 +291,23 @@ impl<E: Evaluator> Context<'_, E> {
         depth: i32,
         mut alpha: i32,
         beta: i32,
-        pv: &mut Line,
     ) -> (i32, Option<usize>) {
         self.nodes += 1;
+        self.root_depth = depth;
+        self.keys[self.base] = pos.hash();
         let mut best = -INFINITY;
         let mut best_index = None;
-        let mut child_pv = Line::default();
+        let their_wazir = pos.wazir(!pos.turn());
         for (i, &mv) in order.iter().enumerate() {
             let child = pos.after(mv);
+            let extend = self.params.check_extension && attacks_after(pos, mv, their_wazir);
+            let new_depth = depth - 1 + i32::from(extend);
             let score = if i == 0 {
-                -self.negamax(&child, depth - 1, -beta, -alpha, 1, &mut child_pv)
+                -self.negamax(&child, new_depth, -beta, -alpha, 1, true)
             } else {
-                let s = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, 1, &mut child_pv);
+                let s = -self.negamax(&child, new_depth, -alpha - 1, -alpha, 1, true);
                 if s > alpha && s < beta && !self.stopped {
-                    -self.negamax(&child, depth - 1, -beta, -alpha, 1, &mut child_pv)
+                    -self.negamax(&child, new_depth, -beta, -alpha, 1, true)
                 } else {
                     s
                 }
@@ -186,7 +319,7 @@ impl<E: Evaluator> Context<'_, E> {
                 best = score;
                 if score > alpha || best_index.is_none() {
                     best_index = Some(i);
-                    pv.set(mv, &child_pv);
+                    self.update_pv(0, mv);
                 }
                 if score > alpha {
                     alpha = score;
@@ -199,24 +332,31 @@ impl<E: Evaluator> Context<'_, E> {
         (best, best_index)
     }
 
-    /// Negamax with principal variation search below the root.
+    /// Negamax with principal variation search below the root. `null_ok`
+    /// is false right after a null move (two in a row prove nothing).
     pub(super) fn negamax(
         &mut self,
         pos: &Position,
         depth: i32,
         mut alpha: i32,
         mut beta: i32,
-        ply: i32,
-        pv: &mut Line,
+        ply: usize,
+        null_ok: bool,
     ) -> i32 {
-        pv.clear();
+        self.pvs[ply].clear();
+        let iply = ply as i32;
         if let Some(outcome) = pos.terminal() {
             self.nodes += 1;
-            return terminal_score(outcome, pos.turn(), ply);
+            return terminal_score(outcome, pos.turn(), iply);
         }
         if can_capture_wazir(pos).is_some() {
             self.nodes += 1;
-            return win_at(ply + 1);
+            return win_at(iply + 1);
+        }
+        self.keys[self.base + ply] = pos.hash();
+        if self.params.repetition && self.is_repetition(ply) {
+            self.nodes += 1;
+            return self.draw_score(pos);
         }
         if depth <= 0 {
             return self.quiescence(pos, alpha, beta, ply);
@@ -224,17 +364,18 @@ impl<E: Evaluator> Context<'_, E> {
         if self.tick() {
             return 0;
         }
-        self.seldepth = self.seldepth.max(ply);
-        if ply as usize >= MAX_SEARCH_PLY {
+        self.seldepth = self.seldepth.max(iply);
+        if ply >= MAX_SEARCH_PLY - 1 {
             return self.eval.evaluate(pos);
         }
         // Mate distance: nothing here beats a capture on the next ply or
         // loses faster than now.
-        alpha = alpha.max(loss_at(ply));
-        beta = beta.min(win_at(ply + 1));
+        alpha = alpha.max(loss_at(iply));
+        beta = beta.min(win_at(iply + 1));
         if alpha >= beta {
             return alpha;
         }
+        let params = self.params;
         let pv_node = beta - alpha > 1;
         let key = table_key(pos);
         let hit = self.tt.probe(key);
@@ -242,7 +383,7 @@ impl<E: Evaluator> Context<'_, E> {
             && !pv_node
             && h.depth >= depth
         {
-            let score = super::score::from_table(h.score, ply);
+            let score = super::score::from_table(h.score, iply);
             let cut = match h.bound {
                 Bound::Exact => true,
                 Bound::Lower => score >= beta,
@@ -254,127 +395,179 @@ impl<E: Evaluator> Context<'_, E> {
         }
         let tt_move = hit.and_then(|h| h.mv);
         let attack = wazir_attack(pos);
-        let mut list = MoveList::new();
-        match attack {
-            Some((wazir, attackers)) => evasions(pos, wazir, attackers, &mut list),
-            None => pos.legal_moves(&mut list),
-        }
-        if list.is_empty() {
-            // Without a saving move the wazir falls next ply; without any
-            // move the side to move loses now.
-            return if attack.is_some() && pos.count_moves() > 0 {
-                loss_at(ply + 2)
-            } else {
-                loss_at(ply)
-            };
-        }
         let static_eval = if attack.is_some() {
             -INFINITY
         } else {
             self.eval.evaluate(pos)
         };
-        let futile = depth == 1 && attack.is_none() && !pv_node && static_eval + self.params.futility_margin <= alpha;
-        let their_wazir = pos.wazir(!pos.turn());
-        let alpha_start = alpha;
-        let mut best = -INFINITY;
-        let mut best_move = None;
-        let mut quiets_tried = [None::<Move>; 64];
-        let mut quiet_count = 0;
-        let mut child_pv = Line::default();
-        let picker = Picker::new(pos, list, tt_move, self.heur, ply as usize, self.eval);
-        for (searched, mv) in picker.enumerate() {
-            let capture = is_capture(pos, mv);
-            if futile && !capture && best_move.is_some() && !attacks_after(pos, mv, their_wazir) {
-                continue;
+
+        if params.null_move
+            && null_ok
+            && !pv_node
+            && attack.is_none()
+            && depth >= params.null_move_min_depth
+            && static_eval >= beta.saturating_add(params.null_move_margin)
+            && !is_mate(beta)
+            && pos.ply() + 2 < MAX_PLY
+        {
+            let reduction = params.null_move_reduction + depth / 6;
+            let child = pos.null_move();
+            let floor = self.floor;
+            self.floor = self.base + ply + 1;
+            let score = -self.negamax(&child, depth - 1 - reduction, -beta, -beta + 1, ply + 1, false);
+            self.floor = floor;
+            if self.stopped {
+                return 0;
             }
-            let child = pos.after(mv);
-            let score = if searched == 0 {
-                -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1, &mut child_pv)
-            } else {
-                let s = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1, &mut child_pv);
-                if s > alpha && s < beta && !self.stopped {
-                    -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1, &mut child_pv)
-                } else {
-                    s
+            if score >= beta {
+                return if is_mate(score) { beta } else { score };
+            }
+        }
+
+        let futility_bound = static_eval.saturating_add(params.futility_margin.saturating_mul(depth));
+        let futile = params.futility
+            && !pv_node
+            && attack.is_none()
+            && depth <= params.futility_depth
+            && futility_bound <= alpha
+            && !is_mate(alpha);
+        let killers = if params.killers {
+            self.heur.killers(ply)
+        } else {
+            [None; 2]
+        };
+        match attack {
+            Some((wazir, attackers)) => {
+                self.frames[ply].start_evasions(pos, wazir, attackers, tt_move, self.heur, &self.values);
+                if self.frames[ply].is_empty() {
+                    // Without a saving move the wazir falls next ply; without
+                    // any move the side to move loses now.
+                    return if pos.count_moves() > 0 {
+                        loss_at(iply + 2)
+                    } else {
+                        loss_at(iply)
+                    };
                 }
+            }
+            None => self.frames[ply].start(pos, tt_move, killers, futile),
+        }
+        let us = pos.turn();
+        let their_wazir = pos.wazir(!us);
+        let alpha_start = alpha;
+        let mut best = if futile { futility_bound } else { -INFINITY };
+        let mut best_move = None;
+        let mut searched = 0usize;
+        let extend_ok = params.check_extension && iply < 2 * self.root_depth;
+        while let Some(mv) = self.frames[ply].next(pos, self.heur, &self.values) {
+            let capture = is_capture(pos, mv);
+            let check = attacks_after(pos, mv, their_wazir);
+            let child = pos.after(mv);
+            let new_depth = depth - 1 + i32::from(extend_ok && check);
+            let score = if searched == 0 {
+                -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, true)
+            } else {
+                let mut reduction = 0;
+                if params.lmr
+                    && depth >= params.lmr_min_depth
+                    && searched >= params.lmr_start.max(1) as usize
+                    && !capture
+                    && !check
+                    && attack.is_none()
+                {
+                    let r = i32::from(self.lmr[(depth as usize).min(63)][searched.min(63)]);
+                    reduction = (r - i32::from(pv_node)).clamp(0, (new_depth - 1).max(0));
+                }
+                let mut s = -self.negamax(&child, new_depth - reduction, -alpha - 1, -alpha, ply + 1, true);
+                if s > alpha && reduction > 0 && !self.stopped {
+                    s = -self.negamax(&child, new_depth, -alpha - 1, -alpha, ply + 1, true);
+                }
+                if s > alpha && s < beta && !self.stopped {
+                    s = -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, true);
+                }
+                s
             };
             if self.stopped {
                 return 0;
             }
+            searched += 1;
             if score > best {
                 best = score;
                 best_move = Some(mv);
                 if score > alpha {
                     alpha = score;
-                    pv.set(mv, &child_pv);
+                    self.update_pv(ply, mv);
                     if score >= beta {
-                        if !capture {
-                            let tried = quiets_tried[..quiet_count].iter().flatten().copied();
-                            self.heur.reward(pos.turn(), ply as usize, depth, mv, tried);
+                        if !capture && params.killers {
+                            self.heur.reward(us, ply, depth, mv, self.frames[ply].quiets_tried());
                         }
                         break;
                     }
                 }
             }
-            if !capture && quiet_count < quiets_tried.len() {
-                quiets_tried[quiet_count] = Some(mv);
-                quiet_count += 1;
+            if !capture {
+                self.frames[ply].note_quiet(mv);
             }
+        }
+        if searched == 0 && pos.count_moves() == 0 {
+            return loss_at(iply);
         }
         let bound = if best >= beta {
             Bound::Lower
-        } else if best > alpha_start {
+        } else if best > alpha_start && best_move.is_some() {
             Bound::Exact
         } else {
             Bound::Upper
         };
         self.tt
-            .store(key, best_move, super::score::to_table(best, ply), depth, bound);
+            .store(key, best_move, super::score::to_table(best, iply), depth, bound);
         best
     }
 
     /// Quiescence search: captures only after the side to move may stand
     /// pat, or every saving move when its wazir is attacked.
-    fn quiescence(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: i32) -> i32 {
+    fn quiescence(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.pvs[ply].clear();
         if self.tick() {
             return 0;
         }
-        self.seldepth = self.seldepth.max(ply);
-        if let Some(outcome) = pos.terminal() {
-            return terminal_score(outcome, pos.turn(), ply);
-        }
-        if can_capture_wazir(pos).is_some() {
-            return win_at(ply + 1);
-        }
-        if ply as usize >= MAX_SEARCH_PLY {
+        let iply = ply as i32;
+        self.seldepth = self.seldepth.max(iply);
+        if ply >= MAX_SEARCH_PLY - 1 {
             return self.eval.evaluate(pos);
         }
-        let attack = wazir_attack(pos);
-        let mut list = MoveList::new();
         let mut best;
-        match attack {
+        match wazir_attack(pos) {
             Some((wazir, attackers)) => {
-                evasions(pos, wazir, attackers, &mut list);
-                if list.is_empty() {
+                self.frames[ply].start_evasions(pos, wazir, attackers, None, self.heur, &self.values);
+                if self.frames[ply].is_empty() {
                     return if pos.count_moves() > 0 {
-                        loss_at(ply + 2)
+                        loss_at(iply + 2)
                     } else {
-                        loss_at(ply)
+                        loss_at(iply)
                     };
                 }
                 best = -INFINITY;
             }
             None => {
                 best = self.eval.evaluate(pos);
-                if best >= beta {
+                if best >= beta || !self.params.quiescence {
                     return best;
                 }
                 alpha = alpha.max(best);
-                pos.captures(&mut list);
+                self.frames[ply].start_captures(pos, &self.values);
             }
         }
-        for mv in Picker::captures(pos, list, self.eval) {
-            let score = -self.quiescence(&pos.after(mv), -beta, -alpha, ply + 1);
+        while let Some(mv) = self.frames[ply].next(pos, self.heur, &self.values) {
+            let child = pos.after(mv);
+            // The child's own first checks, done here to save a call: a
+            // finished game, or a wazir the child's mover captures at once.
+            let score = if let Some(outcome) = child.terminal() {
+                -terminal_score(outcome, child.turn(), iply + 1)
+            } else if can_capture_wazir(&child).is_some() {
+                -win_at(iply + 2)
+            } else {
+                -self.quiescence(&child, -beta, -alpha, ply + 1)
+            };
             if self.stopped {
                 return 0;
             }

@@ -1,7 +1,10 @@
 //! The search behind `go`: iterative deepening over a principal variation
-//! search with aspiration windows, a transposition table, move ordering and
-//! a quiescence search, driven by [`Limits`] (depth, nodes, time, clock,
-//! infinite) and stopped from another thread through [`Signals`].
+//! search with aspiration windows, a transposition table, staged move
+//! ordering, pruning and reductions, and a quiescence search, driven by
+//! [`Limits`] (depth, nodes, time, clock, infinite) and stopped from
+//! another thread through [`Signals`]. With more than one thread (lazy
+//! SMP) helper threads search the same root into the shared table and the
+//! main thread's result is played.
 //!
 //! This module never prints. A [`Searcher`] owns what outlives one search
 //! (the hash table, history, the evaluator); [`Searcher::search`] returns a
@@ -37,17 +40,17 @@ mod tt;
 pub use alphabeta::{can_capture_wazir, table_key, terminal_score};
 pub use eval::{Evaluator, Material};
 pub use ordering::MAX_SEARCH_PLY;
-pub use params::{ParamError, Params, Tunable, same_name};
+pub use params::{ParamError, Params, Switch, Tunable, same_name};
 pub use score::{INFINITY, MATE, MATE_BOUND, ScoreReport, is_mate, loss_at, win_at};
 pub use setup::{candidates as setup_candidates, heuristic as setup_heuristic};
 pub use time::{Budget, Clock, own_moves_left};
 pub use tt::{Table, TableError};
 
-use crate::rules::{Color, GameMove, MAX_PLY, Move, MoveList, Position, Role, Setup};
-use alphabeta::{Context, Deadline, Line};
-use ordering::{Heuristics, Picker, evasions};
+use crate::rules::{Color, GameMove, MAX_PLY, Move, Position, Role, Setup};
+use alphabeta::{Context, Deadline, Setting, wazir_attack};
+use ordering::{Frame, Heuristics};
 use rand::SeedableRng;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// What may end a search. Absent limits do not apply; with none at all the
@@ -72,6 +75,10 @@ pub struct Limits {
     pub searchmoves: Vec<Move>,
     /// When the `go` arrived: time limits count from here.
     pub start: Instant,
+    /// Hashes ([`Position::hash`]) of the game's positions before this
+    /// one, oldest first: a position that repeats one of them scores as a
+    /// draw.
+    pub history: Vec<u64>,
 }
 
 impl Default for Limits {
@@ -86,6 +93,7 @@ impl Default for Limits {
             move_overhead: Duration::from_millis(10),
             searchmoves: Vec::new(),
             start: Instant::now(),
+            history: Vec::new(),
         }
     }
 }
@@ -181,6 +189,9 @@ pub struct SearchResult {
 pub struct Searcher<E: Evaluator = crate::eval::Eval> {
     tt: Table,
     heur: Heuristics,
+    /// The helper threads' own histories and killers.
+    helpers: Vec<Heuristics>,
+    threads: usize,
     eval: E,
     seed: u64,
 }
@@ -202,7 +213,78 @@ const SETUP_NODES: u64 = 3_000;
 const SETUP_SAMPLES: usize = 200;
 const SETUP_FINALISTS: usize = 6;
 
-impl<E: Evaluator> Searcher<E> {
+/// The most search threads.
+pub const MAX_THREADS: usize = 256;
+
+/// How one iteration of the main thread ended.
+enum IterationEnd {
+    /// Finished with this score.
+    Done(i32),
+    /// Stopped; `true` if a move beat the window first (the root PV holds
+    /// it).
+    Stopped(bool),
+}
+
+/// One iteration at `depth` with aspiration windows around `prev` (the
+/// last iteration's score), the best move moved to the front of `order`.
+fn iterate<E: Evaluator>(
+    ctx: &mut Context<'_, E>,
+    pos: &Position,
+    order: &mut Vec<Move>,
+    depth: i32,
+    prev: Option<i32>,
+) -> IterationEnd {
+    let params = ctx.params;
+    let center = prev.filter(|&p| params.aspiration && depth >= params.aspiration_min_depth && !is_mate(p));
+    let mut delta = params.aspiration_window.max(1);
+    let (mut alpha, mut beta) = match center {
+        Some(c) => ((c - delta).max(-INFINITY), (c + delta).min(INFINITY)),
+        None => (-INFINITY, INFINITY),
+    };
+    loop {
+        let (score, index) = ctx.root(pos, order, depth, alpha, beta);
+        if ctx.stopped {
+            // A move that beat alpha in an unfinished iteration is still
+            // better than the previous best.
+            return IterationEnd::Stopped(index.is_some() && score > alpha && !ctx.root_pv().is_empty());
+        }
+        if let Some(i) = index
+            && score > alpha
+        {
+            let mv = order.remove(i);
+            order.insert(0, mv);
+        }
+        if score <= alpha && alpha > -INFINITY {
+            beta = (alpha + beta) / 2;
+            alpha = (score - delta).max(-INFINITY);
+        } else if score >= beta && beta < INFINITY {
+            beta = (score + delta).min(INFINITY);
+        } else {
+            return IterationEnd::Done(score);
+        }
+        delta = delta.saturating_mul(2);
+        if delta > MATE / 4 {
+            alpha = -INFINITY;
+            beta = INFINITY;
+        }
+    }
+}
+
+/// A helper thread of lazy SMP: iterative deepening on its own, filling
+/// the shared table, until the main thread is done. Odd helpers run a ply
+/// ahead, so that the threads do not all search the same tree.
+fn helper<E: Evaluator>(ctx: &mut Context<'_, E>, pos: &Position, mut order: Vec<Move>, max_depth: i32, id: usize) {
+    let mut prev = None;
+    for depth in 1..=max_depth {
+        let depth = (depth + (id % 2) as i32).min(max_depth);
+        match iterate(ctx, pos, &mut order, depth, prev) {
+            IterationEnd::Done(score) => prev = Some(score),
+            IterationEnd::Stopped(_) => return,
+        }
+    }
+}
+
+impl<E: Evaluator + Sync> Searcher<E> {
     /// A searcher with evaluator `eval` and a table of `hash_mb` MB.
     ///
     /// # Errors
@@ -211,6 +293,8 @@ impl<E: Evaluator> Searcher<E> {
         Ok(Searcher {
             tt: Table::new(hash_mb)?,
             heur: Heuristics::default(),
+            helpers: Vec::new(),
+            threads: 1,
             eval,
             seed: 0,
         })
@@ -232,6 +316,14 @@ impl<E: Evaluator> Searcher<E> {
     pub fn clear(&mut self) {
         self.tt.clear();
         self.heur.clear();
+        self.helpers.iter_mut().for_each(Heuristics::clear);
+    }
+
+    /// Searches with `threads` threads (1 to [`MAX_THREADS`]) sharing the
+    /// table.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.clamp(1, MAX_THREADS);
+        self.helpers.truncate(self.threads - 1);
     }
 
     /// Seeds the sampling of setups (0 by default: the same position gets
@@ -270,6 +362,7 @@ impl<E: Evaluator> Searcher<E> {
     ) -> SearchResult {
         self.tt.new_search();
         self.heur.new_search();
+        self.helpers.iter_mut().for_each(Heuristics::new_search);
         let result = if pos.outcome().is_some() {
             SearchResult {
                 best: None,
@@ -294,22 +387,26 @@ impl<E: Evaluator> Searcher<E> {
         result
     }
 
-    /// The root moves worth searching, best guess first.
+    /// The root moves worth searching, best guess first: the saving moves
+    /// when the wazir is attacked, else all.
     fn root_moves(&self, pos: &Position, limits: &Limits) -> Vec<Move> {
-        let mut list = MoveList::new();
-        if let Some(wazir) = pos.wazir(pos.turn())
-            && pos.ply() + 1 < MAX_PLY
-        {
-            let attackers = pos.attackers(wazir, !pos.turn());
-            if attackers.is_nonempty() {
-                evasions(pos, wazir, attackers, &mut list);
-            }
-        }
-        if list.is_empty() {
-            pos.legal_moves(&mut list);
-        }
         let tt_move = self.tt.probe(table_key(pos)).and_then(|h| h.mv);
-        let mut moves: Vec<Move> = Picker::new(pos, list, tt_move, &self.heur, 0, &self.eval).collect();
+        let values = Role::ALL.map(|role| self.eval.piece_value(role));
+        let mut frame = Frame::default();
+        match wazir_attack(pos) {
+            Some((wazir, attackers)) => {
+                frame.start_evasions(pos, wazir, attackers, tt_move, &self.heur, &values);
+                if frame.is_empty() {
+                    // Lost anyway: play any move.
+                    frame.start(pos, tt_move, [None; 2], false);
+                }
+            }
+            None => frame.start(pos, tt_move, self.heur.killers(0), false),
+        }
+        let mut moves = Vec::new();
+        while let Some(mv) = frame.next(pos, &self.heur, &values) {
+            moves.push(mv);
+        }
         if !limits.searchmoves.is_empty() {
             let allowed: Vec<Move> = moves
                 .iter()
@@ -368,106 +465,127 @@ impl<E: Evaluator> Searcher<E> {
         let max_depth = limits
             .depth
             .unwrap_or(u32::MAX)
-            .clamp(1, remaining.min(MAX_SEARCH_PLY as u32 - 1));
-        let mut ctx = Context {
-            tt: &mut self.tt,
-            eval: &self.eval,
-            heur: &mut self.heur,
-            params,
-            stop: &signals.stop,
-            pondering: &signals.pondering,
-            deadline: Deadline {
-                start: limits.start,
-                hard: budget.map(|b| b.hard),
-                nodes: limits.nodes.unwrap_or(u64::MAX).max(1),
-            },
-            nodes: 0,
-            seldepth: 0,
-            stopped: false,
+            .clamp(1, remaining.min(MAX_SEARCH_PLY as u32 - 8)) as i32;
+        while self.helpers.len() + 1 < self.threads {
+            self.helpers.push(Heuristics::default());
+        }
+        let helpers_stop = AtomicBool::new(false);
+        let helper_nodes = AtomicU64::new(0);
+        let Searcher {
+            tt,
+            heur,
+            helpers,
+            eval,
+            ..
+        } = self;
+        let (tt, eval): (&Table, &E) = (tt, eval);
+        let deadline = Deadline {
+            start: limits.start,
+            hard: budget.map(|b| b.hard),
+            nodes: limits.nodes.unwrap_or(u64::MAX).max(1),
         };
-        let mut best = SearchResult {
-            best: order.first().map(|&m| GameMove::Move(m)),
-            ponder: None,
-            score: 0,
-            depth: 0,
-            seldepth: 0,
-            nodes: 0,
-            elapsed: Duration::ZERO,
-            pv: order.first().map(|&m| vec![GameMove::Move(m)]).unwrap_or_default(),
-        };
-        let mut pv = Line::default();
-        for depth in 1..=max_depth as i32 {
-            let aspiration = depth >= params.aspiration_min_depth && !is_mate(best.score);
-            let mut delta = params.aspiration_window.max(1);
-            let (mut alpha, mut beta) = if aspiration {
-                ((best.score - delta).max(-INFINITY), (best.score + delta).min(INFINITY))
-            } else {
-                (-INFINITY, INFINITY)
-            };
-            let score = loop {
-                let (score, index) = ctx.root(pos, &order, depth, alpha, beta, &mut pv);
-                if ctx.stopped {
-                    // A move that beat alpha in an unfinished iteration is
-                    // still better than the previous best.
-                    if index.is_some() && score > alpha && !pv.moves().is_empty() {
-                        best.best = pv.moves().first().map(|&m| GameMove::Move(m));
-                        best.pv = to_game(pv.moves());
-                    }
-                    break None;
-                }
-                if let Some(i) = index
-                    && score > alpha
-                {
-                    // The best move so far goes first in the next search.
-                    let mv = order.remove(i);
-                    order.insert(0, mv);
-                }
-                if score <= alpha && alpha > -INFINITY {
-                    beta = (alpha + beta) / 2;
-                    alpha = (score - delta).max(-INFINITY);
-                } else if score >= beta && beta < INFINITY {
-                    beta = (score + delta).min(INFINITY);
-                } else {
-                    break Some(score);
-                }
-                delta = delta.saturating_mul(2);
-                if delta > MATE / 4 {
-                    alpha = -INFINITY;
-                    beta = INFINITY;
-                }
-            };
-            let Some(score) = score else {
-                break;
-            };
-            best.score = score;
-            best.depth = depth as u32;
-            best.seldepth = ctx.seldepth.max(depth) as u32;
-            best.pv = to_game(pv.moves());
-            best.best = best.pv.first().copied().or(best.best);
-            let elapsed = limits.start.elapsed();
-            reporter.iteration(&Iteration {
-                depth: best.depth,
-                seldepth: best.seldepth,
-                score,
-                nodes: ctx.nodes,
-                elapsed,
-                hashfull: ctx.tt.hashfull(),
-                pv: best.pv.clone(),
+        std::thread::scope(|scope| {
+            let mut handles = Vec::new();
+            for (id, helper_heur) in helpers.iter_mut().enumerate() {
+                let s = Setting {
+                    tt,
+                    eval,
+                    heur: helper_heur,
+                    params,
+                    stop: &helpers_stop,
+                    pondering: &signals.pondering,
+                    deadline: Deadline {
+                        hard: None,
+                        nodes: u64::MAX,
+                        ..deadline
+                    },
+                    shared_nodes: Some(&helper_nodes),
+                    history: &limits.history,
+                    root: pos,
+                };
+                let order = order.clone();
+                handles.push(scope.spawn(move || {
+                    let mut ctx = Context::new(s);
+                    helper(&mut ctx, pos, order, max_depth, id);
+                    ctx.nodes
+                }));
+            }
+            let mut ctx = Context::new(Setting {
+                tt,
+                eval,
+                heur,
+                params,
+                stop: &signals.stop,
+                pondering: &signals.pondering,
+                deadline,
+                shared_nodes: None,
+                history: &limits.history,
+                root: pos,
             });
-            let pondering = limits.ponder && signals.pondering.load(Ordering::Relaxed);
-            if !limits.infinite && !pondering {
-                let out_of_time = budget.is_some_and(|b| elapsed >= b.next_iteration);
-                let forced = order.len() == 1 && limits.time_only();
-                let solved = is_mate(score) && MATE - score.abs() <= depth;
-                if out_of_time || forced || solved {
-                    break;
+            let mut best = SearchResult {
+                best: order.first().map(|&m| GameMove::Move(m)),
+                ponder: None,
+                score: 0,
+                depth: 0,
+                seldepth: 0,
+                nodes: 0,
+                elapsed: Duration::ZERO,
+                pv: order.first().map(|&m| vec![GameMove::Move(m)]).unwrap_or_default(),
+            };
+            let mut prev = None;
+            let mut panic = 1000u32;
+            for depth in 1..=max_depth {
+                let score = match iterate(&mut ctx, pos, &mut order, depth, prev) {
+                    IterationEnd::Done(score) => score,
+                    IterationEnd::Stopped(improved) => {
+                        if improved {
+                            best.best = ctx.root_pv().first().map(|&m| GameMove::Move(m));
+                            best.pv = to_game(ctx.root_pv());
+                        }
+                        break;
+                    }
+                };
+                // Panic: the best score fell, so look longer for a better move.
+                if let Some(prev) = prev
+                    && depth >= 4
+                    && score < prev - params.panic_threshold
+                {
+                    let grown = u64::from(panic) * params.panic_multiplier_permille.max(1000) as u64 / 1000;
+                    panic = grown.min(params.panic_cap_permille.max(1000) as u64) as u32;
+                }
+                prev = Some(score);
+                best.score = score;
+                best.depth = depth as u32;
+                best.seldepth = ctx.seldepth.max(depth) as u32;
+                best.pv = to_game(ctx.root_pv());
+                best.best = best.pv.first().copied().or(best.best);
+                let elapsed = limits.start.elapsed();
+                reporter.iteration(&Iteration {
+                    depth: best.depth,
+                    seldepth: best.seldepth,
+                    score,
+                    nodes: ctx.nodes + helper_nodes.load(Ordering::Relaxed),
+                    elapsed,
+                    hashfull: ctx.tt.hashfull(),
+                    pv: best.pv.clone(),
+                });
+                let pondering = limits.ponder && signals.pondering.load(Ordering::Relaxed);
+                if !limits.infinite && !pondering {
+                    let out_of_time = budget.is_some_and(|b| elapsed >= b.stretched(panic).0);
+                    let forced = order.len() == 1 && limits.time_only();
+                    let solved = is_mate(score) && MATE - score.abs() <= depth;
+                    if out_of_time || forced || solved {
+                        break;
+                    }
                 }
             }
-        }
-        best.nodes = ctx.nodes;
-        best.elapsed = limits.start.elapsed();
-        best.ponder = best.pv.get(1).copied();
-        best
+            helpers_stop.store(true, Ordering::Relaxed);
+            let helper_total: u64 = handles.into_iter().map(|h| h.join().unwrap_or(0)).sum();
+            best.nodes = ctx.nodes + helper_total;
+            best.elapsed = limits.start.elapsed();
+            best.ponder = best.pv.get(1).copied();
+            best
+        })
     }
 
     /// The setup to play at ply 0 or 1: the best by heuristic plus a short

@@ -1,14 +1,19 @@
 //! Move ordering: which moves the search tries first, since alpha-beta cuts
-//! the most when the best move comes first.
+//! the most when the best move comes first, and generating them in stages
+//! so that a node cut by its first move never pays for the rest.
 //!
 //! Order: the hash move; captures, most valuable victim first and cheapest
-//! attacker among equals; the two killer moves of the ply; quiet moves that
-//! attack the enemy wazir; other jumps by history; drops (often 60 or more
-//! per piece in hand) last, by history. Moves are scored once and picked
-//! best first, so a cutoff after the first move costs no sort.
+//! attacker among equals; the two killer moves of the ply; then quiet moves
+//! in bands: those that attack the enemy wazir, those that attack a square
+//! next to it, other jumps, other drops (often 60 or more per piece in
+//! hand), each band by history. Captures and quiets are generated only when
+//! the search gets that far. A node whose wazir is attacked generates its
+//! few saving moves (evasions) at once.
+//!
+//! The move lists live in one [`Frame`] per ply, allocated once per search,
+//! so that no node initialises a list of its own.
 
-use super::eval::Evaluator;
-use crate::rules::{Bitboard, Color, Move, MoveList, Position, Role, Square, leaps};
+use crate::rules::{Bitboard, Color, MAX_MOVES, Move, Position, Role, Square, leaps};
 
 /// The most plies below the root the search goes (the game itself ends
 /// within 100 plies of any root).
@@ -17,11 +22,17 @@ pub const MAX_SEARCH_PLY: usize = 128;
 const HISTORY_SIZE: usize = 64 * 64 + 5 * 64;
 const HISTORY_MAX: i32 = 16_384;
 
-const TT_MOVE: i32 = 1 << 30;
-const CAPTURE: i32 = 1 << 29;
-const KILLER: i32 = 1 << 28;
-const CHECK: i32 = 1 << 27;
-const DROP: i32 = -(1 << 20);
+/// Score bands of quiet moves (history stays within ±`HISTORY_MAX`).
+const BAND_CHECK: i32 = 3 << 20;
+const BAND_ESCAPE: i32 = 2 << 20;
+const BAND_JUMP: i32 = 1 << 20;
+const BAND_DROP: i32 = 0;
+/// Evasion bands: capturing the attacker first.
+const EVASION_TT: i32 = 1 << 28;
+const EVASION_CAPTURE: i32 = 1 << 26;
+
+/// Quiet moves picked by selection before the rest is sorted.
+const SELECTION_PICKS: usize = 3;
 
 /// What the search learns across nodes about quiet moves: killers (per
 /// ply) and history (per side and move).
@@ -40,6 +51,7 @@ impl Default for Heuristics {
     }
 }
 
+#[inline]
 fn history_index(mv: Move) -> usize {
     match mv {
         Move::Jump { from, to } => from.index() * 64 + to.index(),
@@ -58,10 +70,13 @@ impl Heuristics {
         self.killers.iter_mut().for_each(|k| *k = [None; 2]);
     }
 
-    fn killers(&self, ply: usize) -> [Option<Move>; 2] {
+    /// The killer moves of `ply`.
+    #[inline]
+    pub fn killers(&self, ply: usize) -> [Option<Move>; 2] {
         self.killers.get(ply).copied().unwrap_or([None; 2])
     }
 
+    #[inline]
     fn history(&self, color: Color, mv: Move) -> i32 {
         self.history[color.index()][history_index(mv)]
     }
@@ -69,7 +84,7 @@ impl Heuristics {
     /// A quiet move caused a beta cutoff at `ply` after `depth`: make it a
     /// killer, raise its history and lower that of the quiet moves tried
     /// before it.
-    pub fn reward(&mut self, color: Color, ply: usize, depth: i32, best: Move, tried: impl IntoIterator<Item = Move>) {
+    pub fn reward(&mut self, color: Color, ply: usize, depth: i32, best: Move, tried: &[Move]) {
         if let Some(k) = self.killers.get_mut(ply)
             && k[0] != Some(best)
         {
@@ -84,7 +99,7 @@ impl Heuristics {
             *h += delta - *h * delta.abs() / HISTORY_MAX;
         };
         update(best, bonus);
-        for mv in tried.into_iter().filter(|&mv| mv != best) {
+        for &mv in tried.iter().filter(|&&mv| mv != best) {
             update(mv, -bonus);
         }
     }
@@ -96,146 +111,420 @@ pub fn is_capture(pos: &Position, mv: Move) -> bool {
     matches!(mv, Move::Jump { to, .. } if pos.pieces_of(!pos.turn()).contains(to))
 }
 
+/// The role `mv` moves or drops.
+#[inline]
+fn role_of(pos: &Position, mv: Move) -> Option<Role> {
+    match mv {
+        Move::Jump { from, .. } => pos.piece_at(from).map(|p| p.role),
+        Move::Drop { role, .. } => Some(role),
+    }
+}
+
 /// Whether the piece `mv` moves or drops attacks `target` (the enemy
 /// wazir's square) from where it lands.
 #[inline]
 pub fn attacks_after(pos: &Position, mv: Move, target: Option<Square>) -> bool {
-    let Some(target) = target else {
-        return false;
-    };
-    let role = match mv {
-        Move::Jump { from, .. } => match pos.piece_at(from) {
-            Some(piece) => piece.role,
-            None => return false,
-        },
-        Move::Drop { role, .. } => role,
-    };
-    leaps(role, mv.to()).contains(target)
+    match (target, role_of(pos, mv)) {
+        (Some(target), Some(role)) => leaps(role, mv.to()).contains(target),
+        _ => false,
+    }
 }
 
-/// The moves of one node with their ordering scores, handed out best first.
-///
-/// Each move is kept as one key, score above move code, so that ordering
-/// moves is ordering integers. The first few are picked by selection (a
-/// cutoff usually comes early); the rest are then sorted once, which keeps
-/// nodes with 200 drops from costing a quadratic pick.
-pub struct Picker {
-    keys: [i64; crate::rules::MAX_MOVES],
+/// Whether `mv` is a legal move of the side to move in `pos` (a hash move
+/// or a killer found elsewhere may not be).
+#[inline]
+pub fn is_pseudo_legal(pos: &Position, mv: Move) -> bool {
+    let us = pos.turn();
+    match mv {
+        Move::Jump { from, to } => {
+            pos.piece_at(from)
+                .is_some_and(|p| p.color == us && leaps(p.role, from).contains(to))
+                && !pos.pieces_of(us).contains(to)
+        }
+        Move::Drop { role, to } => role != Role::Wazir && pos.hand(us).count(role) > 0 && pos.piece_at(to).is_none(),
+    }
+}
+
+/// A move as a sortable key: its score above its 16-bit code.
+#[inline]
+fn key(score: i32, mv: Move) -> i64 {
+    (i64::from(score) << 16) | i64::from(mv.to_u16())
+}
+
+#[inline]
+fn key_move(key: i64) -> Option<Move> {
+    Move::from_u16(key as u16)
+}
+
+/// The value of a capture for ordering: most valuable victim, then least
+/// valuable attacker.
+#[inline]
+fn mvv_lva(values: &[i32; 5], victim: Role, attacker: Role) -> i32 {
+    values[victim.index()].min(1 << 20) * 8 - values[attacker.index()].min(1 << 20) / 16
+}
+
+/// Where a node's move generation stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    TtMove,
+    GenCaptures,
+    Captures,
+    Killer1,
+    Killer2,
+    GenQuiets,
+    Quiets,
+    /// Evasions, or quiescence captures: one list, picked best first.
+    List,
+    Done,
+}
+
+/// The moves of one node (one per ply), handed out in stages, best first.
+pub struct Frame {
+    keys: [i64; MAX_MOVES],
     len: usize,
     next: usize,
+    stage: Stage,
+    tt_move: Option<Move>,
+    killers: [Option<Move>; 2],
+    /// Quiet stage: only moves that attack the enemy wazir (futility).
+    checks_only: bool,
+    /// Sort the rest of the list once selection has picked a few.
+    sort_after_selection: bool,
+    /// Quiet moves searched at this node (for the history malus).
+    pub quiets: [Move; 64],
+    /// How many of `quiets` are filled.
+    pub quiet_count: usize,
 }
 
-impl std::fmt::Debug for Picker {
+impl std::fmt::Debug for Frame {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Picker")
+        f.debug_struct("Frame")
             .field("len", &self.len)
             .field("next", &self.next)
+            .field("stage", &self.stage)
             .finish()
     }
 }
 
-/// Picks done by selection before the rest is sorted.
-const SELECTION_PICKS: usize = 3;
-
-impl Picker {
-    fn from_scores(list: &MoveList, score: impl Fn(Move) -> i32) -> Picker {
-        let mut keys = [0i64; crate::rules::MAX_MOVES];
-        for (key, &mv) in keys.iter_mut().zip(list.iter()) {
-            *key = (i64::from(score(mv)) << 16) | i64::from(mv.to_u16());
-        }
-        Picker {
-            keys,
-            len: list.len(),
+impl Default for Frame {
+    fn default() -> Frame {
+        Frame {
+            keys: [0; MAX_MOVES],
+            len: 0,
             next: 0,
+            stage: Stage::Done,
+            tt_move: None,
+            killers: [None; 2],
+            checks_only: false,
+            sort_after_selection: false,
+            quiets: [Move::Drop {
+                role: Role::Alfil,
+                to: Square::ALL[0],
+            }; 64],
+            quiet_count: 0,
         }
-    }
-
-    /// Scores the moves of `list` for the side to move of `pos`.
-    pub fn new<E: Evaluator>(
-        pos: &Position,
-        list: MoveList,
-        tt_move: Option<Move>,
-        heur: &Heuristics,
-        ply: usize,
-        eval: &E,
-    ) -> Picker {
-        let us = pos.turn();
-        let their_wazir = pos.wazir(!us);
-        let killers = heur.killers(ply);
-        Picker::from_scores(&list, |mv| {
-            if Some(mv) == tt_move {
-                TT_MOVE
-            } else if let Move::Jump { from, to } = mv
-                && let Some(victim) = pos.piece_at(to)
-            {
-                let attacker = pos.piece_at(from).map_or(Role::Wazir, |p| p.role);
-                CAPTURE + eval.piece_value(victim.role) * 8 - eval.piece_value(attacker).min(1 << 20) / 16
-            } else if killers[0] == Some(mv) {
-                KILLER + 1
-            } else if killers[1] == Some(mv) {
-                KILLER
-            } else {
-                let h = heur.history(us, mv);
-                if attacks_after(pos, mv, their_wazir) {
-                    CHECK + h
-                } else if mv.is_drop() {
-                    DROP + h
-                } else {
-                    h
-                }
-            }
-        })
-    }
-
-    /// Captures only, most valuable victim first (quiescence search).
-    pub fn captures<E: Evaluator>(pos: &Position, list: MoveList, eval: &E) -> Picker {
-        Picker::from_scores(&list, |mv| match mv {
-            Move::Jump { from, to } => {
-                let victim = pos.piece_at(to).map_or(0, |p| eval.piece_value(p.role));
-                let attacker = pos.piece_at(from).map_or(0, |p| eval.piece_value(p.role).min(1 << 20));
-                victim * 8 - attacker / 16
-            }
-            Move::Drop { .. } => 0,
-        })
     }
 }
 
-impl Iterator for Picker {
-    type Item = Move;
+impl Frame {
+    /// One frame per ply a search can reach.
+    pub fn stack() -> Vec<Frame> {
+        std::iter::repeat_with(Frame::default)
+            .take(MAX_SEARCH_PLY + 2)
+            .collect()
+    }
 
-    fn next(&mut self) -> Option<Move> {
+    fn reset(&mut self, stage: Stage) {
+        self.len = 0;
+        self.next = 0;
+        self.stage = stage;
+        self.quiet_count = 0;
+        self.tt_move = None;
+        self.killers = [None; 2];
+        self.checks_only = false;
+        self.sort_after_selection = false;
+    }
+
+    /// Starts a node whose wazir is safe: hash move, captures, killers,
+    /// quiets. With `checks_only`, the quiet stage yields only moves that
+    /// attack the enemy wazir.
+    pub fn start(&mut self, pos: &Position, tt_move: Option<Move>, killers: [Option<Move>; 2], checks_only: bool) {
+        self.reset(Stage::TtMove);
+        self.tt_move = tt_move.filter(|&mv| is_pseudo_legal(pos, mv));
+        self.killers = killers;
+        self.checks_only = checks_only;
+    }
+
+    /// Starts a node whose wazir on `wazir` is attacked from `attackers`:
+    /// only the moves that save it, capturing the attacker first.
+    pub fn start_evasions(
+        &mut self,
+        pos: &Position,
+        wazir: Square,
+        attackers: Bitboard,
+        tt_move: Option<Move>,
+        heur: &Heuristics,
+        values: &[i32; 5],
+    ) {
+        self.reset(Stage::List);
+        self.sort_after_selection = true;
+        let us = pos.turn();
+        let own = pos.pieces_of(us);
+        let enemy = pos.pieces_of(!us);
+        for to in leaps(Role::Wazir, wazir) & !own {
+            if pos.attackers(to, !us).is_empty() {
+                let mv = Move::Jump { from: wazir, to };
+                let score = match pos.piece_at(to) {
+                    Some(victim) if enemy.contains(to) => EVASION_CAPTURE + mvv_lva(values, victim.role, Role::Wazir),
+                    _ => heur.history(us, mv),
+                };
+                self.push(mv, score, tt_move);
+            }
+        }
+        if attackers.count() == 1
+            && let Some(attacker) = attackers.first()
+            && let Some(victim) = pos.piece_at(attacker)
+        {
+            for from in pos.attackers(attacker, us) & !Bitboard::from_square(wazir) {
+                let role = pos.piece_at(from).map_or(Role::Wazir, |p| p.role);
+                let mv = Move::Jump { from, to: attacker };
+                self.push(mv, EVASION_CAPTURE + mvv_lva(values, victim.role, role), tt_move);
+            }
+        }
+    }
+
+    /// Starts a quiescence node: captures only, best first.
+    pub fn start_captures(&mut self, pos: &Position, values: &[i32; 5]) {
+        self.reset(Stage::List);
+        self.generate_captures(pos, values);
+    }
+
+    /// Whether the node has no move at all (only meaningful right after
+    /// [`Frame::start_evasions`]).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    fn push(&mut self, mv: Move, score: i32, tt_move: Option<Move>) {
+        if let Some(slot) = self.keys.get_mut(self.len) {
+            let score = if Some(mv) == tt_move { EVASION_TT } else { score };
+            *slot = key(score, mv);
+            self.len += 1;
+        }
+    }
+
+    fn generate_captures(&mut self, pos: &Position, values: &[i32; 5]) {
+        let us = pos.turn();
+        let own = pos.pieces_of(us);
+        let enemy = pos.pieces_of(!us);
+        for role in Role::ALL {
+            for from in pos.role_squares(role) & own {
+                for to in leaps(role, from) & enemy {
+                    let victim = pos.piece_at(to).map_or(Role::Alfil, |p| p.role);
+                    let mv = Move::Jump { from, to };
+                    if let Some(slot) = self.keys.get_mut(self.len) {
+                        *slot = key(mvv_lva(values, victim, role), mv);
+                        self.len += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    fn generate_quiets(&mut self, pos: &Position, heur: &Heuristics) {
+        let us = pos.turn();
+        let own = pos.pieces_of(us);
+        let empty = !pos.occupied();
+        let their_wazir = pos.wazir(!us);
+        let escapes = their_wazir.map_or(Bitboard::EMPTY, |w| leaps(Role::Wazir, w));
+        let history = &heur.history[us.index()];
+        let checks_only = self.checks_only;
+        // The squares from which each role attacks the enemy wazir.
+        let check_squares = |role: Role| their_wazir.map_or(Bitboard::EMPTY, |w| leaps(role, w));
+        for role in Role::ALL {
+            let checks = check_squares(role);
+            let targets_mask = if checks_only { checks & empty } else { empty };
+            for from in pos.role_squares(role) & own {
+                for to in leaps(role, from) & targets_mask {
+                    let mv = Move::Jump { from, to };
+                    let band = if checks.contains(to) {
+                        BAND_CHECK
+                    } else if (leaps(role, to) & escapes).is_nonempty() {
+                        BAND_ESCAPE
+                    } else {
+                        BAND_JUMP
+                    };
+                    if let Some(slot) = self.keys.get_mut(self.len) {
+                        *slot = key(band + history[history_index(mv)], mv);
+                        self.len += 1;
+                    }
+                }
+            }
+        }
+        let hand = pos.hand(us);
+        for role in Role::DROPPABLE {
+            if hand.count(role) == 0 {
+                continue;
+            }
+            let checks = check_squares(role);
+            let targets_mask = if checks_only { checks & empty } else { empty };
+            for to in targets_mask {
+                let mv = Move::Drop { role, to };
+                let band = if checks.contains(to) {
+                    BAND_CHECK
+                } else if (leaps(role, to) & escapes).is_nonempty() {
+                    BAND_ESCAPE
+                } else {
+                    BAND_DROP
+                };
+                if let Some(slot) = self.keys.get_mut(self.len) {
+                    *slot = key(band + history[history_index(mv)], mv);
+                    self.len += 1;
+                }
+            }
+        }
+    }
+
+    /// The best key left in `keys[next..len]`, by selection (or from the
+    /// sorted rest once `SELECTION_PICKS` have been picked, if asked).
+    #[inline]
+    fn pick(&mut self) -> Option<Move> {
         let rest = self.keys.get_mut(self.next..self.len)?;
         if rest.is_empty() {
             return None;
         }
-        if self.next < SELECTION_PICKS {
-            let best = (0..rest.len()).max_by_key(|&i| rest[i]).unwrap_or(0);
+        if !self.sort_after_selection || self.next < SELECTION_PICKS {
+            let mut best = 0;
+            for i in 1..rest.len() {
+                if rest[i] > rest[best] {
+                    best = i;
+                }
+            }
             rest.swap(0, best);
         } else if self.next == SELECTION_PICKS {
             rest.sort_unstable_by(|a, b| b.cmp(a));
         }
         let key = rest[0];
         self.next += 1;
-        Move::from_u16(key as u16)
+        key_move(key)
+    }
+
+    /// The next move to search, or `None` when the node has no more.
+    #[inline]
+    pub fn next(&mut self, pos: &Position, heur: &Heuristics, values: &[i32; 5]) -> Option<Move> {
+        loop {
+            match self.stage {
+                Stage::TtMove => {
+                    self.stage = Stage::GenCaptures;
+                    if self.tt_move.is_some() {
+                        return self.tt_move;
+                    }
+                }
+                Stage::GenCaptures => {
+                    self.len = 0;
+                    self.next = 0;
+                    self.generate_captures(pos, values);
+                    self.stage = Stage::Captures;
+                }
+                Stage::Captures => match self.pick() {
+                    Some(mv) if Some(mv) == self.tt_move => {}
+                    Some(mv) => return Some(mv),
+                    None => self.stage = Stage::Killer1,
+                },
+                Stage::Killer1 | Stage::Killer2 => {
+                    let index = usize::from(self.stage == Stage::Killer2);
+                    self.stage = if index == 0 { Stage::Killer2 } else { Stage::GenQuiets };
+                    let Some(mv) = self.killers[index] else { continue };
+                    if Some(mv) != self.tt_move
+                        && is_pseudo_legal(pos, mv)
+                        && !is_capture(pos, mv)
+                        && (!self.checks_only || attacks_after(pos, mv, pos.wazir(!pos.turn())))
+                    {
+                        return Some(mv);
+                    }
+                }
+                Stage::GenQuiets => {
+                    self.len = 0;
+                    self.next = 0;
+                    self.sort_after_selection = true;
+                    self.generate_quiets(pos, heur);
+                    self.stage = Stage::Quiets;
+                }
+                Stage::Quiets => match self.pick() {
+                    Some(mv) if Some(mv) == self.tt_move || self.killers.contains(&Some(mv)) => {}
+                    Some(mv) => return Some(mv),
+                    None => self.stage = Stage::Done,
+                },
+                Stage::List => match self.pick() {
+                    Some(mv) => return Some(mv),
+                    None => self.stage = Stage::Done,
+                },
+                Stage::Done => return None,
+            }
+        }
+    }
+
+    /// Notes a quiet move searched at this node.
+    #[inline]
+    pub fn note_quiet(&mut self, mv: Move) {
+        if let Some(slot) = self.quiets.get_mut(self.quiet_count) {
+            *slot = mv;
+            self.quiet_count += 1;
+        }
+    }
+
+    /// The quiet moves searched so far.
+    pub fn quiets_tried(&self) -> &[Move] {
+        &self.quiets[..self.quiet_count]
     }
 }
 
-/// The moves that do not lose the wazir at once when it is attacked:
-/// wazir steps to unattacked squares, and captures of a lone attacker.
-/// Leapers cannot be blocked, so nothing else helps.
-pub fn evasions(pos: &Position, wazir: Square, attackers: Bitboard, list: &mut MoveList) {
-    let us = pos.turn();
-    let own = pos.pieces_of(us);
-    for to in leaps(Role::Wazir, wazir) & !own {
-        if pos.attackers(to, !us).is_empty() {
-            list.push(Move::Jump { from: wazir, to });
-        }
-    }
-    if attackers.count() == 1
-        && let Some(attacker) = attackers.first()
-    {
-        for from in pos.attackers(attacker, us) & !Bitboard::from_square(wazir) {
-            list.push(Move::Jump { from, to: attacker });
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::MoveList;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    /// The staged picker yields every legal move exactly once (and the
+    /// evasions exactly the moves that do not leave the wazir en prise).
+    #[test]
+    fn stages_yield_each_legal_move_once() {
+        let mut rng = StdRng::seed_from_u64(5);
+        let heur = Heuristics::default();
+        let values = [2200, 2000, 2000, 3500, 100_000];
+        let mut frame = Frame::default();
+        for _ in 0..300 {
+            let mut pos = Position::from_setups(
+                &crate::rules::Setup::random(&mut rng),
+                &crate::rules::Setup::random(&mut rng),
+            );
+            for _ in 0..rng.random_range(0..60) {
+                let mut list = MoveList::new();
+                pos.legal_moves(&mut list);
+                if list.is_empty() {
+                    break;
+                }
+                let next = pos.after(list.as_slice()[rng.random_range(0..list.len())]);
+                if next.terminal().is_some() {
+                    break;
+                }
+                pos = next;
+            }
+            let mut list = MoveList::new();
+            pos.legal_moves(&mut list);
+            let mut expected: Vec<u16> = list.iter().map(|m| m.to_u16()).collect();
+            expected.sort_unstable();
+            let tt = list.iter().nth(list.len() / 2).copied();
+            let killer = list.iter().last().copied();
+            frame.start(&pos, tt, [killer, tt], false);
+            let mut got = Vec::new();
+            while let Some(mv) = frame.next(&pos, &heur, &values) {
+                got.push(mv.to_u16());
+            }
+            got.sort_unstable();
+            assert_eq!(got, expected, "{pos:?}");
         }
     }
 }

@@ -6,7 +6,9 @@
 //! and its entry in [`Params::TUNABLES`], from which the server derives the
 //! UCI `spin` option and the `spsa` line. So the tuner, the options and the
 //! search can never disagree about a parameter: there is no second list to
-//! keep in step.
+//! keep in step. The same macro declares the feature switches (one UCI
+//! `check` option each, all on by default), which turn a part of the
+//! search off so that an Elo ladder can measure what it is worth.
 
 use std::fmt;
 
@@ -35,16 +37,7 @@ impl Tunable {
     /// The UCI option name: the field name in CamelCase
     /// (`aspiration_window` is `AspirationWindow`).
     pub fn uci_name(&self) -> String {
-        self.field
-            .split('_')
-            .map(|word| {
-                let mut chars = word.chars();
-                chars
-                    .next()
-                    .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
-                    .unwrap_or_default()
-            })
-            .collect()
+        camel_case(self.field)
     }
 
     /// Whether `name` names this parameter: its UCI name or its field name,
@@ -87,20 +80,65 @@ pub enum ParamError {
     },
 }
 
-/// Declares the tunables: one line each,
-/// `name: type = default, min, max, c_end, r_end, "unit and meaning";`.
+/// One feature switch as declared: a UCI `check` option that turns a part
+/// of the search off, for measuring what each part is worth (the Elo
+/// ladder).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Switch {
+    /// The field name (`null_move`); the UCI name is its CamelCase form.
+    pub field: &'static str,
+    /// What the feature does.
+    pub doc: &'static str,
+    /// Its default (every feature is on by default).
+    pub default: bool,
+}
+
+impl Switch {
+    /// The UCI option name (`null_move` is `NullMove`).
+    pub fn uci_name(&self) -> String {
+        camel_case(self.field)
+    }
+
+    /// Whether `name` names this switch (case, spaces, underscores ignored).
+    pub fn is_named(&self, name: &str) -> bool {
+        same_name(name, self.field)
+    }
+}
+
+fn camel_case(field: &str) -> String {
+    field
+        .split('_')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars
+                .next()
+                .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Declares the tunables, one line each,
+/// `name: type = default, min, max, c_end, r_end, "unit and meaning";`,
+/// then the feature switches, `name = default, "meaning";`.
 macro_rules! tunables {
-    ($($name:ident : $ty:ty = $default:expr, $min:expr, $max:expr, $c_end:expr, $r_end:expr, $doc:expr;)*) => {
-        /// The values of every tunable parameter; the search reads them from
-        /// here, never from constants.
+    (
+        $($name:ident : $ty:ty = $default:expr, $min:expr, $max:expr, $c_end:expr, $r_end:expr, $doc:expr;)*
+        @switches {
+            $($switch:ident = $on:expr, $sdoc:expr;)*
+        }
+    ) => {
+        /// The values of every tunable parameter and feature switch; the
+        /// search reads them from here, never from constants.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub struct Params {
             $(#[doc = $doc] pub $name: $ty,)*
+            $(#[doc = $sdoc] pub $switch: bool,)*
         }
 
         impl Default for Params {
             fn default() -> Params {
-                Params { $($name: $default,)* }
+                Params { $($name: $default,)* $($switch: $on,)* }
             }
         }
 
@@ -116,12 +154,43 @@ macro_rules! tunables {
                 r_end: $r_end,
             },)*];
 
+            /// Every feature switch, in declaration order.
+            pub const SWITCHES: &'static [Switch] = &[$(Switch {
+                field: stringify!($switch),
+                doc: $sdoc,
+                default: $on,
+            },)*];
+
             /// The current value of the parameter with field name `field`.
             pub fn value(&self, field: &str) -> Option<i64> {
                 match field {
                     $(stringify!($name) => Some(self.$name as i64),)*
                     _ => None,
                 }
+            }
+
+            /// Whether the switch with field name `field` is on.
+            pub fn switch(&self, field: &str) -> Option<bool> {
+                match field {
+                    $(stringify!($switch) => Some(self.$switch),)*
+                    _ => None,
+                }
+            }
+
+            /// Turns the switch `name` (UCI or field name, any case) on or off.
+            ///
+            /// # Errors
+            /// [`ParamError::Unknown`] for a name no switch has.
+            pub fn set_switch(&mut self, name: &str, on: bool) -> Result<(), ParamError> {
+                let switch = Params::SWITCHES
+                    .iter()
+                    .find(|s| s.is_named(name))
+                    .ok_or_else(|| ParamError::Unknown(name.to_string()))?;
+                match switch.field {
+                    $(stringify!($switch) => self.$switch = on,)*
+                    _ => return Err(ParamError::Unknown(name.to_string())),
+                }
+                Ok(())
             }
 
             /// Sets the parameter `name` (UCI or field name, any case).
@@ -159,12 +228,35 @@ macro_rules! tunables {
 tunables! {
     aspiration_window: i32 = 1000, 50, 20000, 150.0, 0.002, "1/10000 logit: half-width of the first aspiration window";
     aspiration_min_depth: i32 = 4, 1, 32, 1.0, 0.002, "plies: first iteration searched with an aspiration window";
-    futility_margin: i32 = 2500, 0, 30000, 250.0, 0.002, "1/10000 logit: at depth 1, quiet moves are skipped when the static eval plus this is at most alpha";
+    futility_margin: i32 = 2500, 0, 30000, 250.0, 0.002, "1/10000 logit per ply of depth: quiet moves are skipped when the static eval plus this times the depth is at most alpha";
+    futility_depth: i32 = 2, 1, 8, 0.5, 0.002, "plies: the deepest remaining depth at which futility pruning applies";
+    null_move_margin: i32 = 1000, 0, 20000, 150.0, 0.002, "1/10000 logit: a null move is tried when the static eval is at least beta plus this";
+    null_move_reduction: i32 = 3, 1, 8, 0.5, 0.002, "plies: depth taken off a null-move search (plus a ply per 6 of depth)";
+    null_move_min_depth: i32 = 2, 1, 16, 0.5, 0.002, "plies: the least remaining depth at which a null move is tried";
+    lmr_base: i32 = 75, 0, 300, 10.0, 0.002, "1/100 ply: constant term of the late-move reduction";
+    lmr_divisor: i32 = 225, 100, 600, 20.0, 0.002, "1/100: ln(depth) * ln(move number) is divided by this for the reduction";
+    lmr_start: i32 = 3, 1, 20, 1.0, 0.002, "moves: how many moves of a node are searched before reductions begin";
+    lmr_min_depth: i32 = 3, 2, 10, 0.5, 0.002, "plies: the least remaining depth at which moves are reduced";
+    optimism: i32 = 500, 0, 5000, 100.0, 0.002, "1/10000 logit: a repeated position scores this below a draw for the engine's own side (above for the other)";
+    time_move_decay_permille: i32 = 50, 0, 300, 10.0, 0.002, "1/1000: geometric allocation, each move gets this much less time than the one before";
     time_inc_permille: i32 = 750, 0, 1000, 50.0, 0.002, "1/1000: share of the increment added to each move's base time";
     time_soft_permille: i32 = 1000, 100, 5000, 80.0, 0.002, "1/1000: soft limit (target) as a multiple of the base time per move";
     time_next_iter_permille: i32 = 550, 50, 1000, 50.0, 0.002, "1/1000: share of the soft limit after which no new iteration starts";
     time_hard_permille: i32 = 3500, 1000, 10000, 250.0, 0.002, "1/1000: hard limit as a multiple of the soft limit";
     time_max_permille: i32 = 400, 10, 950, 30.0, 0.002, "1/1000: the most of the remaining clock one move may use";
+    panic_threshold: i32 = 400, 0, 10000, 60.0, 0.002, "1/10000 logit: a drop of the best score by this much from the last iteration means panic";
+    panic_multiplier_permille: i32 = 2000, 1000, 5000, 150.0, 0.002, "1/1000: each panic multiplies the soft limit by this";
+    panic_cap_permille: i32 = 4000, 1000, 10000, 300.0, 0.002, "1/1000: the soft limit never grows beyond this multiple (nor beyond the hard limit)";
+    @switches {
+        aspiration = true, "AspirationWindow-wide windows around the last score from AspirationMinDepth on";
+        null_move = true, "null-move pruning";
+        futility = true, "futility pruning of quiet moves near the leaves";
+        lmr = true, "late-move reductions";
+        check_extension = true, "a move that attacks the enemy wazir is searched a ply deeper";
+        repetition = true, "a repeated position scores as a draw (shifted by Optimism)";
+        quiescence = true, "a capture search at the leaves (off: the static eval, or evasions when the wazir is attacked)";
+        killers = true, "killer moves and history in move ordering";
+    }
 }
 
 impl fmt::Display for Params {
@@ -175,6 +267,9 @@ impl fmt::Display for Params {
                 f.write_str(" ")?;
             }
             write!(f, "{}={}", t.uci_name(), self.value(t.field).unwrap_or_default())?;
+        }
+        for s in Params::SWITCHES {
+            write!(f, " {}={}", s.uci_name(), self.switch(s.field).unwrap_or_default())?;
         }
         Ok(())
     }

@@ -4,9 +4,14 @@
 //!
 //! The clock is either a base with increment or a whole-game budget
 //! (CodeCup: 30 s for 51 own moves, setups included). The engine knows how
-//! many moves it has left before ply 102, so `movestogo` is optional. Every
-//! fraction comes from [`Params`] in permill; `MoveOverhead` is kept back
-//! on every move for the time the GUI and the pipes take.
+//! many moves it has left before ply 102, so `movestogo` is optional. The
+//! time left is shared out geometrically: each move gets
+//! `TimeMoveDecayPermille` less than the one before, so the early
+//! middlegame, where games are decided, gets the most. When the best score
+//! drops during a search, panic mode stretches the soft limit (never the
+//! hard one). Every fraction comes from [`Params`] in permill;
+//! `MoveOverhead` is kept back on every move for the time the GUI and the
+//! pipes take.
 
 use super::params::Params;
 use crate::rules::MAX_PLY;
@@ -32,6 +37,19 @@ pub struct Budget {
     pub soft: Duration,
     /// Stop the search at once.
     pub hard: Duration,
+}
+
+/// The share of the time left that the current move gets when each of the
+/// `moves` left gets `decay_permille` less than the one before: the first
+/// term of a geometric series that sums to one.
+fn geometric_share(moves: u32, decay_permille: i32) -> f64 {
+    let decay = f64::from(decay_permille.clamp(0, 999)) / 1000.0;
+    let moves = moves.max(1);
+    if decay <= 0.0 {
+        return 1.0 / f64::from(moves);
+    }
+    let ratio = 1.0 - decay;
+    decay / (1.0 - ratio.powi(moves.min(10_000) as i32))
 }
 
 /// `p` permill of `d`, exact and saturating (a GUI may send any clock).
@@ -79,7 +97,8 @@ impl Budget {
         } else {
             Duration::ZERO
         };
-        let base = (available / mtg).saturating_add(inc);
+        let share = geometric_share(mtg, params.time_move_decay_permille);
+        let base = available.mul_f64(share.clamp(0.0, 1.0)).saturating_add(inc);
         let soft = permille(base, params.time_soft_permille);
         let hard = permille(soft, params.time_hard_permille).min(permille(available, params.time_max_permille));
         let soft = soft.min(hard);
@@ -88,6 +107,18 @@ impl Budget {
             soft: soft.max(slack),
             hard: hard.max(slack),
         }
+    }
+}
+
+impl Budget {
+    /// The `(next_iteration, soft)` limits stretched by panic mode to
+    /// `factor_permille` of their size, never beyond the hard limit.
+    pub fn stretched(&self, factor_permille: u32) -> (Duration, Duration) {
+        let factor = i32::try_from(factor_permille).unwrap_or(i32::MAX);
+        (
+            permille(self.next_iteration, factor).min(self.hard),
+            permille(self.soft, factor).min(self.hard),
+        )
     }
 }
 
@@ -155,6 +186,24 @@ mod tests {
         assert!(budget.soft <= budget.hard);
         let budget = Budget::for_clock(&clock, 2, Duration::ZERO, &Params::default());
         assert!(budget.hard > Duration::from_secs(1));
+    }
+
+    #[test]
+    fn time_is_shared_geometrically() {
+        let params = Params::default();
+        let clock = |ms| Clock {
+            time: Duration::from_millis(ms),
+            inc: Duration::ZERO,
+            movestogo: None,
+        };
+        let early = Budget::for_clock(&clock(29_000), 4, Duration::ZERO, &params);
+        let late = Budget::for_clock(&clock(29_000), 80, Duration::ZERO, &params);
+        // The same clock lasts fewer moves late in the game, so each gets
+        // more; early moves still get more than an equal share.
+        assert!(late.soft > early.soft, "{early:?} {late:?}");
+        assert!(early.soft > Duration::from_millis(29_000 / 50), "{early:?}");
+        let (next, soft) = early.stretched(4000);
+        assert!(soft <= early.hard && next <= soft && soft > early.soft);
     }
 
     #[test]

@@ -2,14 +2,17 @@
 //! (best move, score bound, depth), so that transpositions and the next
 //! iteration of iterative deepening start from it.
 //!
-//! Buckets of four 16-byte entries fill one cache line. An entry holds the
-//! full 64-bit key and a packed data word; a lookup only trusts a move after
-//! the search has found it among the legal moves, so a key collision can
-//! cost a little strength but never an illegal move. Replacement prefers,
-//! in order: the same key, an empty slot, then the slot with the least
-//! depth, counting entries from older searches as shallower.
+//! Buckets of four 16-byte entries fill one cache line. The table is
+//! shared by every search thread (lazy SMP) without locks and without
+//! unsafe code: an entry is two `AtomicU64`, the key XORed with the data
+//! and the data, so a read torn by another thread's write fails the key
+//! check and counts as a miss. A lookup only trusts a move after the search
+//! has found it legal, so even a collision can cost a little strength but
+//! never an illegal move. Replacement prefers, in order: the same key, an
+//! empty slot, then the slot with the least depth, counting entries from
+//! older searches as shallower.
 
-use crate::rules::Move;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// What a stored score means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,10 +38,33 @@ pub struct Hit {
     pub bound: Bound,
 }
 
-const BUCKET: usize = 4;
-type Bucket = [[u64; 2]; BUCKET];
+use crate::rules::Move;
 
-/// The table. Its size is set in MB; [`Table::clear`] empties it.
+const BUCKET: usize = 4;
+
+/// Four entries, each `[key ^ data, data]`, on one cache line.
+#[derive(Debug, Default)]
+#[repr(align(64))]
+struct Bucket([[AtomicU64; 2]; BUCKET]);
+
+impl Bucket {
+    /// The entry `i` as `(key, data)`; data 0 is an empty slot.
+    #[inline]
+    fn read(&self, i: usize) -> (u64, u64) {
+        let data = self.0[i][1].load(Ordering::Relaxed);
+        let check = self.0[i][0].load(Ordering::Relaxed);
+        (check ^ data, data)
+    }
+
+    #[inline]
+    fn write(&self, i: usize, key: u64, data: u64) {
+        self.0[i][0].store(key ^ data, Ordering::Relaxed);
+        self.0[i][1].store(data, Ordering::Relaxed);
+    }
+}
+
+/// The table. Its size is set in MB; [`Table::clear`] empties it. Probes
+/// and stores take `&self`, so that threads can share it.
 #[derive(Debug)]
 pub struct Table {
     buckets: Vec<Bucket>,
@@ -106,10 +132,9 @@ impl Table {
     pub fn new(mb: usize) -> Result<Table, TableError> {
         Table::check(mb)?;
         let count = (mb.saturating_mul(1 << 20) / size_of::<Bucket>()).max(1);
-        // All-zero buckets are empty; zeroed allocation leaves pages untouched
-        // until used.
+        // All-zero buckets are empty.
         Ok(Table {
-            buckets: vec![[[0u64; 2]; BUCKET]; count],
+            buckets: std::iter::repeat_with(Bucket::default).take(count).collect(),
             age: 0,
         })
     }
@@ -130,8 +155,9 @@ impl Table {
 
     /// Forgets everything (a new game).
     pub fn clear(&mut self) {
-        let count = self.buckets.len();
-        self.buckets = vec![[[0u64; 2]; BUCKET]; count];
+        for bucket in &mut self.buckets {
+            *bucket = Bucket::default();
+        }
         self.age = 0;
     }
 
@@ -149,55 +175,60 @@ impl Table {
     #[inline]
     pub fn probe(&self, key: u64) -> Option<Hit> {
         let bucket = self.buckets.get(self.index(key))?;
-        bucket.iter().find(|e| e[0] == key).and_then(|e| unpack(e[1]))
+        (0..BUCKET).find_map(|i| match bucket.read(i) {
+            (k, data) if k == key && data != 0 => unpack(data),
+            _ => None,
+        })
     }
 
     /// Stores what a search found for `key`. A shallower result does not
-    /// replace a deeper one for the same key unless it is exact, but its
-    /// move is kept.
-    pub fn store(&mut self, key: u64, mv: Option<Move>, score: i32, depth: i32, bound: Bound) {
+    /// replace a deeper one of the current search for the same key unless
+    /// it is exact, but its move is kept.
+    pub fn store(&self, key: u64, mv: Option<Move>, score: i32, depth: i32, bound: Bound) {
         let age = self.age;
-        let index = self.index(key);
-        let Some(bucket) = self.buckets.get_mut(index) else {
+        let Some(bucket) = self.buckets.get(self.index(key)) else {
             return;
         };
-        let slot = match bucket.iter().position(|e| e[0] == key) {
+        let entries: [(u64, u64); BUCKET] = std::array::from_fn(|i| bucket.read(i));
+        let same = entries.iter().position(|&(k, data)| k == key && data != 0);
+        let slot = match same {
             Some(i) => {
-                if let Some(old) = unpack(bucket[i][1])
+                let old_data = entries[i].1;
+                if let Some(old) = unpack(old_data)
                     && old.depth > depth
                     && bound != Bound::Exact
-                    && age_of(bucket[i][1]) == age
+                    && age_of(old_data) == age
                 {
                     if mv.is_some() && old.mv != mv {
-                        bucket[i][1] = pack(mv, old.score, old.depth, old.bound, age);
+                        bucket.write(i, key, pack(mv, old.score, old.depth, old.bound, age));
                     }
                     return;
                 }
                 i
             }
             None => {
-                let worth = |e: &[u64; 2]| {
-                    if e[0] == 0 && e[1] == 0 {
+                let worth = |&(_, data): &(u64, u64)| {
+                    if data == 0 {
                         return i32::MIN;
                     }
-                    let stale = (age.wrapping_sub(age_of(e[1])) & 63) as i32;
-                    unpack(e[1]).map_or(i32::MIN, |h| h.depth) - 8 * stale
+                    let stale = (age.wrapping_sub(age_of(data)) & 63) as i32;
+                    unpack(data).map_or(i32::MIN, |h| h.depth) - 8 * stale
                 };
-                (0..BUCKET).min_by_key(|&i| worth(&bucket[i])).unwrap_or(0)
+                (0..BUCKET).min_by_key(|&i| worth(&entries[i])).unwrap_or(0)
             }
         };
         let mv = mv.or_else(|| {
-            if bucket[slot][0] == key {
-                unpack(bucket[slot][1]).and_then(|h| h.mv)
+            if same.is_some() {
+                unpack(entries[slot].1).and_then(|h| h.mv)
             } else {
                 None
             }
         });
-        bucket[slot] = [key, pack(mv, score, depth, bound, age)];
+        bucket.write(slot, key, pack(mv, score, depth, bound, age));
     }
 
     /// The share of entries used by the current search, in permill (from
-    /// the first thousand buckets).
+    /// the first thousand entries).
     pub fn hashfull(&self) -> u32 {
         let sample = self.buckets.len().min(250);
         if sample == 0 {
@@ -205,7 +236,14 @@ impl Table {
         }
         let used: usize = self.buckets[..sample]
             .iter()
-            .map(|b| b.iter().filter(|e| e[1] != 0 && age_of(e[1]) == self.age).count())
+            .map(|b| {
+                (0..BUCKET)
+                    .filter(|&i| {
+                        let data = b.read(i).1;
+                        data != 0 && age_of(data) == self.age
+                    })
+                    .count()
+            })
             .sum();
         (used * 1000 / (sample * BUCKET)) as u32
     }
@@ -219,6 +257,7 @@ mod tests {
     #[test]
     fn entries_round_trip() {
         let mut table = Table::new(1).unwrap();
+        assert_eq!(size_of::<Bucket>(), 64);
         let mv = Move::Drop {
             role: Role::Knight,
             to: Square::ALL[37],

@@ -82,6 +82,8 @@ pub fn play(
     let params = Params::default();
     let signals = Signals::default();
     let mut pos = Position::new();
+    // Hashes of the positions before `pos`, for repetitions.
+    let mut history: Vec<u64> = Vec::new();
     let mut summary = GameSummary::default();
     for line in first.into_iter().map(Ok).chain(lines) {
         let received = Instant::now();
@@ -102,7 +104,12 @@ pub fn play(
             Ok(RefereeMessage::Move(token)) => {
                 // The referee accepted setups in either case; so do we.
                 match pos.parse_move(&token.to_string(), SetupCase::Lenient) {
-                    Ok(mv) => pos.play_game_move(&mv),
+                    Ok(mv) => {
+                        if !pos.is_setup_phase() {
+                            history.push(pos.hash());
+                        }
+                        pos.play_game_move(&mv);
+                    }
                     Err(err) => {
                         let _ = writeln!(log, "leaper: ignored move `{token}` at ply {}: {err}", pos.ply());
                         continue;
@@ -128,6 +135,7 @@ pub fn play(
             }),
             move_overhead: config.move_overhead,
             start: received,
+            history: history.clone(),
             ..Limits::default()
         };
         let result = searcher.search_with(&pos, &limits, &params, &signals, &mut ());
@@ -137,6 +145,9 @@ pub fn play(
         };
         let turn = pos.turn();
         out.send(best.to_text(turn));
+        if !pos.is_setup_phase() {
+            history.push(pos.hash());
+        }
         pos.play_game_move(&best);
         summary.used += received.elapsed();
         summary.moves += 1;

@@ -109,6 +109,7 @@ enum Job {
     Resize(usize),
     Clear,
     Seed(u64),
+    Threads(usize),
 }
 
 struct SearchJob {
@@ -200,6 +201,10 @@ fn worker_loop(mut searcher: Searcher, jobs: Receiver<Job>, events: Sender<Event
                 searcher.set_seed(seed);
                 continue;
             }
+            Job::Threads(threads) => {
+                searcher.set_threads(threads);
+                continue;
+            }
         };
         if events.send(event).is_err() {
             break;
@@ -251,6 +256,8 @@ fn run_perft(pos: &Position, depth: u32, signals: &Signals, out: &Output) {
 pub struct Server {
     out: Output,
     pos: Position,
+    /// Hashes of the game's positions before `pos`, for repetitions.
+    history: Vec<u64>,
     options: EngineOptions,
     params: Params,
     debug: bool,
@@ -283,6 +290,7 @@ impl Server {
         Ok(Server {
             out,
             pos: Position::new(),
+            history: Vec::new(),
             options,
             params: Params::default(),
             debug: false,
@@ -390,11 +398,15 @@ impl Server {
                     let _ = self.events.recv();
                 }
                 self.pos = Position::new();
+                self.history.clear();
             }
             Command::Position { start, moves } => {
                 self.stop_and_wait();
-                match build_position(&start, &moves) {
-                    Ok(pos) => self.pos = pos,
+                match build_game(&start, &moves) {
+                    Ok((pos, history)) => {
+                        self.pos = pos;
+                        self.history = history;
+                    }
                     Err(what) => self.error(what),
                 }
             }
@@ -463,6 +475,9 @@ impl Server {
                 if next.seed != self.options.seed {
                     self.submit(Job::Seed(next.seed));
                 }
+                if next.threads != self.options.threads {
+                    self.submit(Job::Threads(next.threads as usize));
+                }
                 self.options = next;
             }
             Ok(Change::Params(next)) => self.params = next,
@@ -504,6 +519,7 @@ impl Server {
             move_overhead: ms(self.options.move_overhead_ms),
             searchmoves,
             start: received,
+            history: self.history.clone(),
         };
         self.signals.stop.store(false, Ordering::Relaxed);
         self.signals.pondering.store(go.ponder, Ordering::Relaxed);
@@ -533,6 +549,14 @@ impl Drop for Server {
 /// The position a `position` command describes, or what is wrong with it
 /// and where.
 pub fn build_position(start: &StartPosition, moves: &[MoveToken]) -> Result<Position, String> {
+    build_game(start, moves).map(|(pos, _)| pos)
+}
+
+/// The position a `position` command describes with the hashes of the
+/// positions before it (after both setups, oldest first), which the search
+/// needs to see repetitions; or what is wrong with it and where.
+pub fn build_game(start: &StartPosition, moves: &[MoveToken]) -> Result<(Position, Vec<u64>), String> {
+    let mut history = Vec::new();
     let (mut pos, first_move_token) = match start {
         StartPosition::StartPos => (Position::new(), 3),
         StartPosition::Fen(fen) => (
@@ -550,7 +574,10 @@ pub fn build_position(start: &StartPosition, moves: &[MoveToken]) -> Result<Posi
                 pos.ply()
             )
         })?;
+        if !pos.is_setup_phase() {
+            history.push(pos.hash());
+        }
         pos.play_game_move(&mv);
     }
-    Ok(pos)
+    Ok((pos, history))
 }

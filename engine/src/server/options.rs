@@ -1,7 +1,8 @@
 //! The engine's UCI options: the standard ones (`Hash`, `Threads`,
 //! `MoveOverhead`, `OwnBook`, `MultiPV`, `Ponder`, `Seed`), the `Eval`
-//! combo (which evaluation: `material`, `psq` or `full`) and one `spin`
-//! per tunable of [`Params`], all listed by `uci` and set by `setoption`.
+//! combo (which evaluation: `material`, `psq` or `full`), one `spin` per
+//! tunable of [`Params`] and one `check` per feature switch (`NullMove`,
+//! `Lmr`, ...), all listed by `uci` and set by `setoption`.
 //!
 //! Names compare as UCI asks, and then some: ASCII case, spaces and
 //! underscores are ignored (`Move Overhead` is `MoveOverhead`); a value is
@@ -9,7 +10,7 @@
 //! a bad `setoption` leaves every option as it was.
 
 use crate::eval::{DEFAULT_KIND, EvalKind};
-use crate::search::{ParamError, Params, same_name};
+use crate::search::{MAX_THREADS, ParamError, Params, same_name};
 use protocol::UciOption;
 
 /// The values of the standard options.
@@ -17,7 +18,7 @@ use protocol::UciOption;
 pub struct EngineOptions {
     /// `Hash`: the transposition table, MB.
     pub hash_mb: usize,
-    /// `Threads`: search threads (1 for now).
+    /// `Threads`: search threads sharing the hash table (lazy SMP).
     pub threads: u32,
     /// `MoveOverhead`: ms kept back from every move for GUI and pipes.
     pub move_overhead_ms: u64,
@@ -110,7 +111,7 @@ impl From<ParamError> for OptionError {
 /// The standard spin options: name, range.
 const SPINS: [(&str, i64, i64); 5] = [
     ("Hash", 1, MAX_HASH_MB),
-    ("Threads", 1, 1),
+    ("Threads", 1, MAX_THREADS as i64),
     ("MoveOverhead", 0, MAX_OVERHEAD_MS),
     ("MultiPV", 1, 1),
     ("Seed", 0, MAX_SEED),
@@ -157,6 +158,11 @@ impl EngineOptions {
             Params::TUNABLES
                 .iter()
                 .map(|t| UciOption::spin(t.uci_name(), params.value(t.field).unwrap_or(t.default), t.min, t.max)),
+        );
+        options.extend(
+            Params::SWITCHES
+                .iter()
+                .map(|s| UciOption::check(s.uci_name(), params.switch(s.field).unwrap_or(s.default))),
         );
         options
     }
@@ -227,6 +233,23 @@ impl EngineOptions {
             return Ok(Change::Options(EngineOptions { eval: kind, ..*self }));
         }
         let name = name.split_ascii_whitespace().collect::<Vec<_>>().join(" ");
+        if let Some(switch) = Params::SWITCHES.iter().find(|s| s.is_named(&name)) {
+            let text = value.unwrap_or_default().trim();
+            let on = if text.eq_ignore_ascii_case("true") {
+                true
+            } else if text.eq_ignore_ascii_case("false") {
+                false
+            } else {
+                return Err(OptionError::BadValue {
+                    name: switch.uci_name(),
+                    value: text.chars().take(40).collect(),
+                    expected: "true or false",
+                });
+            };
+            let mut next = *params;
+            next.set_switch(switch.field, on)?;
+            return Ok(Change::Params(next));
+        }
         let tunable = Params::TUNABLES
             .iter()
             .find(|t| t.is_named(&name))
@@ -310,15 +333,30 @@ mod tests {
             Err(OptionError::BadValue { .. })
         ));
         assert!(matches!(
+            options.parse_change(&params, "Threads", Some("0")),
+            Err(OptionError::OutOfRange { min: 1, .. })
+        ));
+        assert!(matches!(
             options.parse_change(&params, "Threads", Some("2")),
-            Err(OptionError::OutOfRange { max: 1, .. })
+            Ok(Change::Options(EngineOptions { threads: 2, .. }))
+        ));
+        let Ok(Change::Params(next)) = options.parse_change(&params, "null move", Some("false")) else {
+            panic!()
+        };
+        assert!(!next.null_move && next.lmr);
+        assert!(matches!(
+            options.parse_change(&params, "NullMove", Some("maybe")),
+            Err(OptionError::BadValue { .. })
         ));
     }
 
     #[test]
     fn every_option_is_listed_once() {
         let list = EngineOptions::default().uci_options(&Params::default());
-        assert_eq!(list.len(), SPINS.len() + CHECKS.len() + 1 + Params::TUNABLES.len());
+        assert_eq!(
+            list.len(),
+            SPINS.len() + CHECKS.len() + 1 + Params::TUNABLES.len() + Params::SWITCHES.len()
+        );
         for (i, a) in list.iter().enumerate() {
             for b in &list[i + 1..] {
                 assert!(!same_name(&a.name, &b.name), "{} twice", a.name);
