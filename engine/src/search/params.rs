@@ -238,12 +238,12 @@ tunables! {
     lmr_start: i32 = 3, 1, 20, 1.0, 0.002, "moves: how many moves of a node are searched before reductions begin";
     lmr_min_depth: i32 = 3, 2, 10, 0.5, 0.002, "plies: the least remaining depth at which moves are reduced";
     optimism: i32 = 500, 0, 5000, 100.0, 0.002, "1/10000 logit: a repeated position scores this below a draw for the engine's own side (above for the other)";
-    time_move_decay_permille: i32 = 50, 0, 300, 10.0, 0.002, "1/1000: geometric allocation, each move gets this much less time than the one before";
+    time_move_decay_permille: i32 = 30, 0, 300, 10.0, 0.002, "1/1000: geometric allocation, each move gets this much less time than the one before";
     time_inc_permille: i32 = 750, 0, 1000, 50.0, 0.002, "1/1000: share of the increment added to each move's base time";
     time_soft_permille: i32 = 1000, 100, 5000, 80.0, 0.002, "1/1000: soft limit (target) as a multiple of the base time per move";
     time_next_iter_permille: i32 = 550, 50, 1000, 50.0, 0.002, "1/1000: share of the soft limit after which no new iteration starts";
-    time_hard_permille: i32 = 3500, 1000, 10000, 250.0, 0.002, "1/1000: hard limit as a multiple of the soft limit";
-    time_max_permille: i32 = 400, 10, 950, 30.0, 0.002, "1/1000: the most of the remaining clock one move may use";
+    time_hard_permille: i32 = 3000, 1000, 10000, 250.0, 0.002, "1/1000: hard limit as a multiple of the soft limit";
+    time_max_permille: i32 = 300, 10, 950, 30.0, 0.002, "1/1000: the most of the remaining clock one move may use";
     panic_threshold: i32 = 400, 0, 10000, 60.0, 0.002, "1/10000 logit: a drop of the best score by this much from the last iteration means panic";
     panic_multiplier_permille: i32 = 2000, 1000, 5000, 150.0, 0.002, "1/1000: each panic multiplies the soft limit by this";
     panic_cap_permille: i32 = 4000, 1000, 10000, 300.0, 0.002, "1/1000: the soft limit never grows beyond this multiple (nor beyond the hard limit)";
