@@ -216,3 +216,56 @@ fn setups_are_chosen_quickly_and_sensibly() {
         assert!(col <= 1 || col >= 6, "{}", setup.to_text(color));
     }
 }
+
+#[test]
+fn a_move_into_a_position_of_the_game_history_scores_as_a_draw() {
+    let pos = play("AWNAADADAFFAADDA aaaaaffdaddadnwa b5d3 g4e6");
+    let params = leaper::search::Params {
+        optimism: 3000,
+        ..leaper::search::Params::default()
+    };
+    let first = searcher().search_with(&pos, &depth(4), &params, &Signals::default(), &mut ());
+    let Some(GameMove::Move(best)) = first.best else {
+        panic!()
+    };
+    assert!(first.score > -params.optimism, "{}", first.score);
+    // The position after `best` is made to have occurred before (Blue to
+    // move in both): it now scores as a draw the engine dislikes, so
+    // another move is better.
+    let limits = Limits {
+        history: vec![pos.after(best).hash()],
+        ..depth(4)
+    };
+    let again = searcher().search_with(&pos, &limits, &params, &Signals::default(), &mut ());
+    assert_ne!(again.best, first.best);
+    let mut off = params;
+    off.repetition = false;
+    let ignored = searcher().search_with(&pos, &limits, &off, &Signals::default(), &mut ());
+    assert_eq!((ignored.best, ignored.score), (first.best, first.score));
+}
+
+#[test]
+fn several_threads_share_the_table_and_answer_legally() {
+    let pos = play("AWNAADADAFFAADDA aaaaaffdaddadnwa b5d3 g4e6 a3c4");
+    let mut s = searcher();
+    s.set_threads(3);
+    let result = s.search(&pos, &depth(6), &Signals::default(), &mut ());
+    assert_eq!(result.depth, 6);
+    let best = result.best.unwrap();
+    assert!(pos.check(&best).is_ok());
+    // The helpers' nodes count too.
+    let single = searcher().search(&pos, &depth(6), &Signals::default(), &mut ());
+    assert!(result.nodes > single.nodes / 2, "{} vs {}", result.nodes, single.nodes);
+}
+
+#[test]
+fn every_feature_switch_still_finds_the_forced_capture() {
+    let fen = "W7/8/8/8/8/6D1/5D2/7w Aaaaaaaaaaaaaaaaddddddffffnn r 40";
+    let pos = Position::from_fen(fen).unwrap();
+    for switch in leaper::search::Params::SWITCHES {
+        let mut params = leaper::search::Params::default();
+        params.set_switch(switch.field, false).unwrap();
+        let result = searcher().search_with(&pos, &depth(4), &params, &Signals::default(), &mut ());
+        assert_eq!(result.score, win_at(3), "{} off", switch.field);
+    }
+}
