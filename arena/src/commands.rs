@@ -15,7 +15,7 @@ use arena::{
     RunReport, SetupChoice, SprtSettings, Standings, Summary, build_engines, players_text, standings_text,
 };
 use clap::{ArgAction, Args, ValueEnum};
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use results::GameRecord;
 
 /// The flags of `arena match`, `arena gauntlet` and `arena roundrobin`.
@@ -203,8 +203,13 @@ impl Progress {
         let games = multi.add(ProgressBar::new(config.total_games()));
         games.set_style(
             ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:32.cyan/blue} {pos}/{len} games  {per_sec}  ETA {eta}",
+                "{spinner} [{elapsed_precise}] {bar:32.cyan/blue} {pos}/{len} games  {rate}  ETA {eta}",
             )
+            .map(|style| {
+                style.with_key("rate", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{:.2} games/s", state.per_sec());
+                })
+            })
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         games.enable_steady_tick(Duration::from_millis(200));
@@ -363,10 +368,6 @@ fn sibling(name: &str) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
-/// The weakened option of the self-test: `leaper` with a far smaller time
-/// target, so it searches a fraction of the strong side's time.
-pub const SELFTEST_WEAKENING: (&str, &str) = ("TimeSoftPermille", "250");
-
 /// `arena` alone: a short SPRT of the workspace's `leaper` against itself
 /// with a weakened option, on two game slots.
 ///
@@ -374,44 +375,12 @@ pub const SELFTEST_WEAKENING: (&str, &str) = ("TimeSoftPermille", "250");
 /// No `leaper` next to the arena, or the run failing to start.
 pub fn selftest(quiet: bool) -> anyhow::Result<()> {
     let leaper = sibling("leaper")?;
-    let cmd = leaper.display().to_string();
-    let (option, value) = SELFTEST_WEAKENING;
-    let engines = build_engines(
-        &[
-            ("tc".to_owned(), "2+0.02".to_owned()),
-            ("option.Hash".to_owned(), "16".to_owned()),
-        ],
-        &[
-            vec![
-                ("cmd".to_owned(), cmd.clone()),
-                ("name".to_owned(), "leaper".to_owned()),
-            ],
-            vec![
-                ("cmd".to_owned(), cmd),
-                ("name".to_owned(), "leaper-weak".to_owned()),
-                (format!("option.{option}"), value.to_owned()),
-            ],
-        ],
-    )?;
-    let config = RunConfig {
-        mode: Mode::Match,
-        engines,
-        games: 300,
-        concurrency: 2,
-        sprt: Some(SprtSettings {
-            elo0: 0.0,
-            elo1: 40.0,
-            alpha: 0.05,
-            beta: 0.05,
-            model: arena::SprtModel::Logistic,
-        }),
-        report_every: 20,
-        ..RunConfig::default()
-    };
+    let config = arena::selftest_config(&leaper)?;
+    let (option, value) = arena::SELFTEST_WEAKENING;
     let out = default_out("selftest");
     if !quiet {
         eprintln!(
-            "self-test: leaper vs leaper-weak ({option}={value}), SPRT [0, 40] logistic Elo, tc 2+0.02, 2 games at a \
+            "self-test: leaper vs leaper-weak ({option}={value}), SPRT [0, 40] logistic Elo, tc 1+0.01, 2 games at a \
              time, at most 300 games; output in {}",
             out.display()
         );

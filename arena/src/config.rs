@@ -369,6 +369,56 @@ impl RunConfig {
     }
 }
 
+/// The weakened option of the self-test (`arena` with no arguments):
+/// `leaper` with a quarter of its time target, so it searches a fraction of
+/// the strong side's time.
+pub const SELFTEST_WEAKENING: (&str, &str) = ("TimeSoftPermille", "250");
+
+/// The self-test: `leaper` (the program at `leaper`) against itself with
+/// [`SELFTEST_WEAKENING`], at 1 s + 10 ms per game, two games at a time,
+/// until the SPRT for [0, 40] logistic Elo decides (at most 300 games).
+///
+/// # Errors
+/// None in practice: the engine keys are fixed.
+pub fn selftest_config(leaper: &Path) -> Result<RunConfig, ConfigError> {
+    let cmd = leaper.display().to_string();
+    let (option, value) = SELFTEST_WEAKENING;
+    let engines = build_engines(
+        &[
+            ("tc".to_owned(), "1+0.01".to_owned()),
+            ("option.Hash".to_owned(), "16".to_owned()),
+        ],
+        &[
+            vec![
+                ("cmd".to_owned(), cmd.clone()),
+                ("name".to_owned(), "leaper".to_owned()),
+            ],
+            vec![
+                ("cmd".to_owned(), cmd),
+                ("name".to_owned(), "leaper-weak".to_owned()),
+                (format!("option.{option}"), value.to_owned()),
+            ],
+        ],
+    )?;
+    let config = RunConfig {
+        mode: Mode::Match,
+        engines,
+        games: 300,
+        concurrency: 2,
+        sprt: Some(SprtSettings {
+            elo0: 0.0,
+            elo1: 40.0,
+            alpha: 0.05,
+            beta: 0.05,
+            model: SprtModel::Logistic,
+        }),
+        report_every: 20,
+        ..RunConfig::default()
+    };
+    config.validate()?;
+    Ok(config)
+}
+
 /// The settings a TOML config file may hold: the command line's flags,
 /// with engines as tables of the `--engine` keys.
 ///

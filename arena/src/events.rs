@@ -17,7 +17,7 @@
 //! - `run-finished`: `games`, `reason` (`complete`, `sprt`).
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -37,10 +37,14 @@ impl EventLog {
     /// # Errors
     /// When the file cannot be opened.
     pub fn open(path: &Path) -> io::Result<Self> {
-        let mut file = OpenOptions::new().create(true).append(true).open(path)?;
-        let bytes = std::fs::read(path)?;
-        if bytes.last().is_some_and(|&b| b != b'\n') {
-            file.write_all(b"\n")?;
+        let mut file = OpenOptions::new().create(true).read(true).append(true).open(path)?;
+        if file.metadata()?.len() > 0 {
+            let mut last = [0u8];
+            file.seek(SeekFrom::End(-1))?;
+            file.read_exact(&mut last)?;
+            if last[0] != b'\n' {
+                file.write_all(b"\n")?;
+            }
         }
         Ok(Self {
             file: Mutex::new(Some(file)),

@@ -40,7 +40,8 @@ mod spec;
 
 pub use bench::{BenchFigures, BenchSettings, bench};
 pub use config::{
-    ConfigError, FileConfig, Mode, OpeningsConfig, RunConfig, SetupChoice, SprtModel, SprtSettings, build_engines,
+    ConfigError, FileConfig, Mode, OpeningsConfig, RunConfig, SELFTEST_WEAKENING, SetupChoice, SprtModel, SprtSettings,
+    build_engines, selftest_config,
 };
 pub use events::EventLog;
 pub use game::{GameOutcome, MoveEvent, play_game};
