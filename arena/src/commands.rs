@@ -314,7 +314,7 @@ fn print_final(report: &RunReport, config: &RunConfig, out: &Path) {
     );
     if report.damaged_rows > 0 {
         eprintln!(
-            "warning: {} damaged rows of {} were skipped",
+            "warning: {} damaged rows of {} were dropped or skipped (a torn last row is normal after a kill)",
             report.damaged_rows,
             out.join(arena::GAMES_FILE).display()
         );

@@ -24,6 +24,40 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use parking_lot::Mutex;
 use serde_json::{Map, Value};
 
+/// Cuts a file after its last line end, dropping a last line that a killed
+/// writer left without one. Returns the bytes dropped (0 if the file is
+/// missing, empty or whole).
+///
+/// # Errors
+/// When the file cannot be read or truncated.
+pub fn drop_torn_tail(path: &Path) -> io::Result<u64> {
+    let mut file = match OpenOptions::new().read(true).write(true).open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    let len = file.metadata()?.len();
+    // Read backwards in blocks until a line end is found.
+    let mut end = len;
+    let mut block = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let start = end.saturating_sub(block.len() as u64);
+        let n = usize::try_from(end - start).unwrap_or(block.len());
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(&mut block[..n])?;
+        if let Some(i) = block[..n].iter().rposition(|&b| b == b'\n') {
+            let keep = start + i as u64 + 1;
+            if keep < len {
+                file.set_len(keep)?;
+            }
+            return Ok(len - keep);
+        }
+        end = start;
+    }
+    file.set_len(0)?;
+    Ok(len)
+}
+
 /// An append-only JSON-lines file shared by all threads of a run.
 #[derive(Debug)]
 pub struct EventLog {
@@ -32,20 +66,13 @@ pub struct EventLog {
 
 impl EventLog {
     /// Opens (creating or appending to) the log at `path`. A torn last
-    /// line left by a killed run is ended first.
+    /// line left by a killed run is dropped first.
     ///
     /// # Errors
     /// When the file cannot be opened.
     pub fn open(path: &Path) -> io::Result<Self> {
-        let mut file = OpenOptions::new().create(true).read(true).append(true).open(path)?;
-        if file.metadata()?.len() > 0 {
-            let mut last = [0u8];
-            file.seek(SeekFrom::End(-1))?;
-            file.read_exact(&mut last)?;
-            if last[0] != b'\n' {
-                file.write_all(b"\n")?;
-            }
-        }
+        drop_torn_tail(path)?;
+        let file = OpenOptions::new().create(true).append(true).open(path)?;
         Ok(Self {
             file: Mutex::new(Some(file)),
         })
@@ -88,7 +115,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn each_event_is_one_line_and_torn_lines_are_ended() {
+    fn each_event_is_one_line_and_torn_lines_are_dropped() {
         let dir = std::env::temp_dir().join(format!("arena-events-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("events.jsonl");
@@ -98,11 +125,16 @@ mod tests {
         drop(log);
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 2);
-        let event: Value = serde_json::from_str(lines[1]).unwrap();
+        assert_eq!(lines.len(), 1);
+        let event: Value = serde_json::from_str(lines[0]).unwrap();
         assert_eq!(event["event"], "move");
         assert_eq!(event["move"], "b5d3");
         assert!(event["time"].as_u64().unwrap() > 0);
+        std::fs::write(&path, "whole\nwhole\ntorn").unwrap();
+        assert_eq!(drop_torn_tail(&path).unwrap(), 4);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "whole\nwhole\n");
+        assert_eq!(drop_torn_tail(&path).unwrap(), 0);
+        assert_eq!(drop_torn_tail(&dir.join("missing")).unwrap(), 0);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

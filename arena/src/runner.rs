@@ -5,8 +5,8 @@
 //!
 //! Resume: the config is saved as `config.json` (with a copy of the
 //! openings), so [`resume`] needs only the directory. It re-reads
-//! `games.csv` (a torn last line is skipped and then ended by the
-//! writer), counts those games, and plays the ones whose ids are missing.
+//! `games.csv` (a torn last row is dropped from the file), counts those
+//! games, and plays the ones whose ids are missing.
 //! Since game `i` depends only on the config and `i`, the finished run has
 //! the games of an uninterrupted one, none lost and none twice.
 
@@ -79,7 +79,8 @@ pub struct RunReport {
     pub end: RunEnd,
     /// Games played by this call (not counting those of earlier runs).
     pub played: u64,
-    /// Damaged rows skipped in `games.csv` on resume.
+    /// Damaged rows of `games.csv` on resume: a torn last row (dropped from
+    /// the file) and rows that do not parse (skipped).
     pub damaged_rows: usize,
 }
 
@@ -362,9 +363,15 @@ fn execute(
     let games_path = out.join(GAMES_FILE);
     let mut done: HashSet<u64> = HashSet::new();
     let mut damaged_rows = 0;
+    // A row torn by a kill is dropped, so that the file stays whole for
+    // `leaper replay` and readers; its game is simply played again.
+    let torn = crate::events::drop_torn_tail(&games_path).map_err(io_error(&games_path))?;
+    if torn > 0 {
+        damaged_rows += 1;
+    }
     if games_path.exists() {
         let file = results::read_record_file(&games_path)?;
-        damaged_rows = file.damaged.len();
+        damaged_rows += file.damaged.len();
         for record in file.records() {
             if record.game < total && done.insert(record.game) {
                 board.add(record);
