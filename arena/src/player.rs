@@ -413,11 +413,21 @@ impl UciEngine {
         }
     }
 
-    /// Sends `quit`, waits [`QUIT_GRACE`] for the exit, then kills.
+    /// Sends `quit`; a background thread waits [`QUIT_GRACE`] for the exit,
+    /// then kills, so the slot does not wait for the engine to wind down.
     pub fn quit(mut self) {
         let _ = self.process.send(&Command::Quit.to_string());
-        self.process.shutdown(QUIT_GRACE);
+        reap(self.process);
     }
+}
+
+/// Lets a process that was told to quit exit on its own, off the caller's
+/// thread; it is killed after [`QUIT_GRACE`] (or at once if no thread can
+/// be started, when the closure and so the process are dropped).
+fn reap(mut process: EngineProcess) {
+    let _ = std::thread::Builder::new()
+        .name("engine-quit".into())
+        .spawn(move || process.shutdown(QUIT_GRACE));
 }
 
 /// The first 80 characters of an engine's line, for reports.
@@ -501,10 +511,11 @@ impl CodeCupEngine {
         }
     }
 
-    /// Sends `Quit`, waits [`QUIT_GRACE`] for the exit, then kills.
+    /// Sends `Quit`; a background thread waits [`QUIT_GRACE`] for the exit,
+    /// then kills.
     pub fn quit(mut self) {
         let _ = self.process.send(&RefereeMessage::Quit.to_string());
-        self.process.shutdown(QUIT_GRACE);
+        reap(self.process);
     }
 }
 
