@@ -1,7 +1,7 @@
 //! The tree search proper: principal variation search with a transposition
-//! table, null-move pruning, futility pruning, late-move reductions, check
-//! extensions, repetition detection and a quiescence search over captures.
-//! Scores follow [`super::score`].
+//! table, null-move pruning, futility and reverse futility pruning,
+//! late-move reductions, check extensions, repetition detection and a
+//! quiescence search over captures. Scores follow [`super::score`].
 //!
 //! The rules have no check, so the search supplies the two facts that make
 //! the wazir special: a side that can capture the enemy wazir wins at once
@@ -143,6 +143,10 @@ pub struct Context<'a, E: Evaluator> {
     pub(super) stopped: bool,
     /// Where helper threads add their node counts (every 1024 nodes).
     pub(super) shared_nodes: Option<&'a AtomicU64>,
+    /// Nodes already added to `shared_nodes`.
+    reported: u64,
+    /// The node count at which the clock is next looked at.
+    next_check: u64,
     frames: Vec<Frame>,
     pvs: Vec<Line>,
     values: [i32; 5],
@@ -203,6 +207,8 @@ impl<'a, E: Evaluator> Context<'a, E> {
             seldepth: 0,
             stopped: false,
             shared_nodes: s.shared_nodes,
+            reported: 0,
+            next_check: 1024,
             frames: Frame::stack(),
             pvs: vec![Line::default(); MAX_SEARCH_PLY + 2],
             values,
@@ -231,10 +237,14 @@ impl<'a, E: Evaluator> Context<'a, E> {
         }
         if self.stop.load(Ordering::Relaxed) || self.nodes >= self.deadline.nodes {
             self.stopped = true;
-        } else if self.nodes & 1023 == 0 {
+        } else if self.nodes >= self.next_check {
+            // Other paths count nodes too, so the check runs on a counter
+            // of its own rather than on multiples of 1024.
             if let Some(shared) = self.shared_nodes {
-                shared.fetch_add(1024, Ordering::Relaxed);
+                shared.fetch_add(self.nodes - self.reported, Ordering::Relaxed);
+                self.reported = self.nodes;
             }
+            self.next_check = self.nodes + 1024;
             if let Some(hard) = self.deadline.hard
                 && !self.pondering.load(Ordering::Relaxed)
                 && self.deadline.start.elapsed() >= hard
@@ -400,6 +410,16 @@ impl<'a, E: Evaluator> Context<'a, E> {
         } else {
             self.eval.evaluate(pos)
         };
+
+        if params.reverse_futility
+            && !pv_node
+            && attack.is_none()
+            && depth <= params.reverse_futility_depth
+            && !is_mate(beta)
+            && static_eval.saturating_sub(params.reverse_futility_margin.saturating_mul(depth)) >= beta
+        {
+            return static_eval;
+        }
 
         if params.null_move
             && null_ok

@@ -230,6 +230,8 @@ tunables! {
     aspiration_min_depth: i32 = 4, 1, 32, 1.0, 0.002, "plies: first iteration searched with an aspiration window";
     futility_margin: i32 = 2500, 0, 30000, 250.0, 0.002, "1/10000 logit per ply of depth: quiet moves are skipped when the static eval plus this times the depth is at most alpha";
     futility_depth: i32 = 2, 1, 8, 0.5, 0.002, "plies: the deepest remaining depth at which futility pruning applies";
+    reverse_futility_margin: i32 = 1500, 0, 30000, 150.0, 0.002, "1/10000 logit per ply of depth: a node whose static eval minus this times the depth is at least beta returns the eval";
+    reverse_futility_depth: i32 = 3, 1, 8, 0.5, 0.002, "plies: the deepest remaining depth at which reverse futility pruning applies";
     null_move_margin: i32 = 1000, 0, 20000, 150.0, 0.002, "1/10000 logit: a null move is tried when the static eval is at least beta plus this";
     null_move_reduction: i32 = 3, 1, 8, 0.5, 0.002, "plies: depth taken off a null-move search (plus a ply per 6 of depth)";
     null_move_min_depth: i32 = 2, 1, 16, 0.5, 0.002, "plies: the least remaining depth at which a null move is tried";
@@ -251,6 +253,7 @@ tunables! {
         aspiration = true, "AspirationWindow-wide windows around the last score from AspirationMinDepth on";
         null_move = true, "null-move pruning";
         futility = true, "futility pruning of quiet moves near the leaves";
+        reverse_futility = true, "reverse futility pruning (static null move) near the leaves";
         lmr = true, "late-move reductions";
         check_extension = true, "a move that attacks the enemy wazir is searched a ply deeper";
         repetition = true, "a repeated position scores as a draw (shifted by Optimism)";
