@@ -44,7 +44,8 @@ pub struct SelfplayArgs {
     hash: usize,
 }
 
-fn parse_kind(text: &str) -> Result<EvalKind, String> {
+/// An `--eval` value.
+pub fn parse_kind(text: &str) -> Result<EvalKind, String> {
     EvalKind::from_name(text).ok_or_else(|| format!("'{text}' is not material, psq or full"))
 }
 
@@ -116,6 +117,9 @@ pub struct FitArgs {
     /// CodeCup transcript CSVs, as extra positions with results only.
     #[arg(long, num_args = 1..)]
     codecup: Vec<PathBuf>,
+    /// Keep one CodeCup position in this many, so that self-play stays the main source.
+    #[arg(long, default_value_t = 1)]
+    codecup_stride: usize,
     /// Weights file to write.
     #[arg(long)]
     out: PathBuf,
@@ -125,7 +129,7 @@ pub struct FitArgs {
     /// Weight of the game result in the target; the rest is the search score.
     #[arg(long, default_value_t = 0.5)]
     lambda: f32,
-    /// L2 penalty per weight (logits squared).
+    /// L2 penalty per weight on its distance from the starting weights (logits squared).
     #[arg(long, default_value_t = 1e-6)]
     l2: f64,
     /// Full-batch Adam steps.
@@ -171,7 +175,7 @@ pub fn fit_command(args: &FitArgs) -> Result<ExitCode> {
     let mut seen = HashSet::new();
     for (i, path) in args.codecup.iter().enumerate() {
         let id = 1000 + i as u64;
-        let r = fit::load_codecup(path, id, set, &mut seen, &mut data)
+        let r = fit::load_codecup(path, id, set, args.codecup_stride.max(1), &mut seen, &mut data)
             .with_context(|| format!("cannot read {}", path.display()))?;
         eprintln!(
             "{}: {} games, {} positions, {} games skipped",

@@ -48,6 +48,9 @@ enum Command {
         /// Search depth, plies.
         #[arg(long, default_value_t = leaper::server::bench::DEFAULT_DEPTH)]
         depth: u32,
+        /// Evaluation to search with: material, psq or full (default: the engine's, full).
+        #[arg(long, value_parser = eval_cli::parse_kind)]
+        eval: Option<leaper::eval::EvalKind>,
     },
     /// Measure how fast the engine, run as a process over pipes, answers `stop` during `go infinite`.
     BenchStop {
@@ -116,7 +119,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             codecup_mode(None, &input_lines(), Duration::from_millis(time_ms))?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Bench { depth } => bench_command(depth),
+        Command::Bench { depth, eval } => {
+            if let Some(kind) = eval {
+                leaper::eval::set_process_kind(kind);
+            }
+            bench_command(depth)
+        }
         Command::BenchStop { runs, think_ms } => bench_stop(runs, Duration::from_millis(think_ms)),
         Command::Perft { depth, moves, fen } => perft_command(depth, &moves, fen.as_deref()),
         Command::Replay { files } => replay_command(&files),

@@ -2,7 +2,8 @@
 //! the feature differences `own - enemy` (plus a constant for the tempo),
 //! with the target a mix of the game result and the search score as in
 //! expert iteration: `y = lambda * result + (1 - lambda) * sigmoid(score)`.
-//! Full-batch Adam with L2 regularization, on several threads; positions
+//! Full-batch Adam with L2 regularization towards the starting weights
+//! (the published model, by default), on several threads; positions
 //! of one game in ten (by game) are held out for validation.
 //!
 //! Data come from self-play records (`selfplay`) and, optionally, from the
@@ -140,8 +141,8 @@ pub fn load_selfplay(
     Ok(report)
 }
 
-/// Reads a CodeCup transcript CSV: every quiet position from the third
-/// regular move on of each game that ended by the rules (forfeits and
+/// Reads a CodeCup transcript CSV: one in `stride` of the quiet positions
+/// from ply 6 on (two regular moves each) of each game that ended by the rules (forfeits and
 /// repeated games skipped), with the game's result and no score.
 ///
 /// # Errors
@@ -150,6 +151,7 @@ pub fn load_codecup(
     path: &Path,
     file_id: u64,
     set: FeatureSet,
+    stride: usize,
     seen: &mut HashSet<String>,
     out: &mut Vec<Example>,
 ) -> Result<LoadReport, csv::Error> {
@@ -169,6 +171,7 @@ pub fn load_codecup(
         });
     };
     let mut report = LoadReport::default();
+    let mut quiet = 0usize;
     for (row, record) in reader.records().enumerate() {
         report.games += 1;
         let Ok(record) = record else {
@@ -192,6 +195,11 @@ pub fn load_codecup(
         let mut pos = Position::new();
         for (ply, m) in played.iter().enumerate() {
             if ply >= 6 && pos.outcome().is_none() && super::selfplay::is_quiet(&pos) {
+                quiet += 1;
+                if !quiet.is_multiple_of(stride.max(1)) {
+                    pos.play_game_move(m);
+                    continue;
+                }
                 let result = match outcome.winner {
                     None => 0.5,
                     Some(c) if c == pos.turn() => 1.0,
@@ -211,7 +219,8 @@ pub fn load_codecup(
 pub struct FitConfig {
     /// Weight of the game result in the target (the rest is the search).
     pub lambda: f32,
-    /// L2 penalty per weight (in logits squared), added to the mean loss.
+    /// L2 penalty per weight on its distance from the starting weight (in
+    /// logits squared), added to the mean loss.
     pub l2: f64,
     /// Full-batch Adam steps.
     pub iterations: usize,
@@ -373,6 +382,10 @@ pub fn fit(
             *wi = 0.0;
         }
     }
+    // The penalty pulls towards the starting weights, not towards zero, so
+    // that features seldom seen (the eighth alfil in hand) keep their prior
+    // values instead of whatever a few games say.
+    let prior = w.clone();
     let start_losses = (
         losses_of(&train, &w, config.lambda),
         losses_of(&valid, &w, config.lambda),
@@ -382,8 +395,8 @@ pub fn fit(
     let mut v = vec![0.0; FEATURES + 1];
     for step in 1..=config.iterations {
         let mut g = gradient(&train, &w, config.lambda, config.threads);
-        for i in 0..FEATURES {
-            g[i] += 2.0 * config.l2 * w[i];
+        for ((gi, wi), pi) in g.iter_mut().zip(&w).zip(&prior).take(FEATURES) {
+            *gi += 2.0 * config.l2 * (wi - pi);
         }
         for i in 0..=FEATURES {
             if !allowed[i] {

@@ -83,11 +83,22 @@ pub fn process_kind() -> EvalKind {
     }
 }
 
-/// The shipped full-model weights, parsed once. A file that does not parse
-/// (a test guards against it) falls back to the published weights.
+/// An environment variable naming a weights file that replaces the
+/// shipped full-model weights, for trying fitted weights in the arena
+/// without a rebuild. Unset (or unreadable) means the shipped ones.
+pub const WEIGHTS_ENV: &str = "LEAPER_EVAL_WEIGHTS";
+
+/// The full-model weights, read once: those of [`WEIGHTS_ENV`] if it names
+/// a readable weights file, else the shipped ones. A shipped file that does
+/// not parse (a test guards against it) falls back to the published weights.
 pub fn full_weights() -> &'static Weights {
     static FULL: OnceLock<Weights> = OnceLock::new();
-    FULL.get_or_init(|| Weights::parse(FULL_WEIGHTS).unwrap_or_else(|_| Weights::seed()))
+    FULL.get_or_init(|| {
+        std::env::var_os(WEIGHTS_ENV)
+            .and_then(|path| std::fs::read_to_string(path).ok())
+            .and_then(|text| Weights::parse(&text).ok())
+            .unwrap_or_else(|| Weights::parse(FULL_WEIGHTS).unwrap_or_else(|_| Weights::seed()))
+    })
 }
 
 /// The published piece-square weights.

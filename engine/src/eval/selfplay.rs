@@ -136,7 +136,7 @@ fn quiet_sample(root: &Position, pv: &[GameMove], score: i32) -> Option<Sample> 
     if pos.outcome().is_some() || !is_quiet(&pos) {
         return None;
     }
-    let score = if pv.len() % 2 == 0 { score } else { -score };
+    let score = if pv.len().is_multiple_of(2) { score } else { -score };
     Some(Sample {
         fen: pos.to_fen(),
         score,

@@ -77,7 +77,7 @@ fn random_positions(seed: u64, games: usize) -> Vec<Position> {
             // Prefer captures now and then, so that hands fill up.
             let mut caps = MoveList::new();
             pos.captures(&mut caps);
-            let pool = if caps.len() > 0 && rng.random_bool(0.5) {
+            let pool = if !caps.is_empty() && rng.random_bool(0.5) {
                 &caps
             } else {
                 &list
