@@ -8,6 +8,7 @@ use arena::Mode;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod commands;
+mod openings_cli;
 mod stats;
 
 /// Runs and scores matches between engines for the game 0.1.
@@ -37,6 +38,11 @@ enum Command {
     Roundrobin(commands::RunArgs),
     /// Measure the arena's own overhead with an engine that answers at once.
     Bench(commands::BenchArgs),
+    /// Setup books and opening suites: generate, suite, stats.
+    Openings {
+        #[command(subcommand)]
+        command: openings_cli::OpeningsCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -58,6 +64,7 @@ fn main() -> ExitCode {
         Some(Command::Gauntlet(args)) => commands::run(Mode::Gauntlet, args),
         Some(Command::Roundrobin(args)) => commands::run(Mode::Roundrobin, args),
         Some(Command::Bench(args)) => commands::bench(args),
+        Some(Command::Openings { command }) => openings_cli::run(command),
         None => commands::selftest(cli.quiet),
     };
     match outcome {

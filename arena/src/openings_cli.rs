@@ -6,11 +6,8 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use leaper::{Color, Role};
-use openings::{
-    Book, BookStats, EngineEvaluator, GenerateConfig, GenerateError, Generator, SuiteSource, make_suite,
-};
+use openings::{Book, BookStats, EngineEvaluator, GenerateConfig, GenerateError, Generator, SuiteSource, make_suite};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -67,17 +64,27 @@ pub struct GenerateArgs {
 }
 
 fn deepen_text(stages: &[(usize, u32)]) -> String {
-    stages.iter().map(|(n, d)| format!("{n}:{d}")).collect::<Vec<_>>().join(",")
+    stages
+        .iter()
+        .map(|(n, d)| format!("{n}:{d}"))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 fn parse_deepen(text: &str) -> Result<Vec<(usize, u32)>> {
     text.split(',')
         .filter(|s| !s.trim().is_empty())
         .map(|stage| {
-            let (n, d) = stage.split_once(':').with_context(|| format!("--deepen stage '{stage}' is not COUNT:DEPTH"))?;
+            let (n, d) = stage
+                .split_once(':')
+                .with_context(|| format!("--deepen stage '{stage}' is not COUNT:DEPTH"))?;
             Ok((
-                n.trim().parse().with_context(|| format!("--deepen count '{n}' is not a number"))?,
-                d.trim().parse().with_context(|| format!("--deepen depth '{d}' is not a number"))?,
+                n.trim()
+                    .parse()
+                    .with_context(|| format!("--deepen count '{n}' is not a number"))?,
+                d.trim()
+                    .parse()
+                    .with_context(|| format!("--deepen depth '{d}' is not a number"))?,
             ))
         })
         .collect()
@@ -114,7 +121,7 @@ pub struct StatsArgs {
 }
 
 /// Runs an `openings` subcommand.
-pub fn run(command: &OpeningsCommand) -> Result<ExitCode> {
+pub fn run(command: &OpeningsCommand) -> Result<()> {
     match command {
         OpeningsCommand::Generate(args) => generate(args),
         OpeningsCommand::Suite(args) => suite(args),
@@ -145,8 +152,11 @@ fn write_book(path: &Path, book: &Book) -> Result<()> {
     std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
 }
 
-fn generate(args: &GenerateArgs) -> Result<ExitCode> {
-    let state = args.state.clone().unwrap_or_else(|| args.out.with_extension("state.json"));
+fn generate(args: &GenerateArgs) -> Result<()> {
+    let state = args
+        .state
+        .clone()
+        .unwrap_or_else(|| args.out.with_extension("state.json"));
     let mut generator = if args.resume {
         Generator::resume(&state)?
     } else {
@@ -196,14 +206,16 @@ fn generate(args: &GenerateArgs) -> Result<ExitCode> {
         start.elapsed().as_secs_f64(),
         state.display()
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
-fn suite(args: &SuiteArgs) -> Result<ExitCode> {
+fn suite(args: &SuiteArgs) -> Result<()> {
     let book = args.book.as_deref().map(read_book).transpose()?;
     let source = match &book {
         Some(book) => SuiteSource::Book(book),
-        None => SuiteSource::Sampled { depth: args.depth.max(1) },
+        None => SuiteSource::Sampled {
+            depth: args.depth.max(1),
+        },
     };
     let mut evaluator = EngineEvaluator::new(2).context("hash table")?;
     let progress = bar(args.count as u64, "suite [{bar:40}] {pos}/{len} pairs  ETA {eta}");
@@ -223,24 +235,39 @@ fn suite(args: &SuiteArgs) -> Result<ExitCode> {
         text.push_str(&format!("{entry}\n"));
     }
     std::fs::write(&args.out, text).with_context(|| format!("cannot write {}", args.out.display()))?;
-    println!("wrote {} pairs to {} in {:.1} s", pairs.len(), args.out.display(), start.elapsed().as_secs_f64());
-    Ok(ExitCode::SUCCESS)
+    println!(
+        "wrote {} pairs to {} in {:.1} s",
+        pairs.len(),
+        args.out.display(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
 
-fn stats(args: &StatsArgs) -> Result<ExitCode> {
+fn stats(args: &StatsArgs) -> Result<()> {
     let book = read_book(&args.file)?;
     let s = BookStats::of(&book);
     println!("entries            {}", s.entries);
-    println!("distinct red       {} ({} up to mirror)", s.distinct_red, s.distinct_red_up_to_mirror);
+    println!(
+        "distinct red       {} ({} up to mirror)",
+        s.distinct_red, s.distinct_red_up_to_mirror
+    );
     println!("duplicate pairs    {}", s.duplicates);
     println!("mirror pairs       {}", s.mirror_pairs);
     if let Some((min, median, max)) = s.eval_min_median_max {
-        println!("eval               min {min}  median {median}  max {max}  mean |eval| {:.0}", s.mean_abs_eval);
+        println!(
+            "eval               min {min}  median {median}  max {max}  mean |eval| {:.0}",
+            s.mean_abs_eval
+        );
         println!("eval histogram (logit x 10000, red's view):");
         let peak = s.histogram.counts.iter().copied().max().unwrap_or(1).max(1);
         for (i, &n) in s.histogram.counts.iter().enumerate() {
             let low = s.histogram.low as i64 + i as i64 * s.histogram.width as i64;
-            println!("  {low:>8} .. {:<8} {n:>6} {}", low + s.histogram.width as i64 - 1, "#".repeat(n * 40 / peak));
+            println!(
+                "  {low:>8} .. {:<8} {n:>6} {}",
+                low + s.histogram.width as i64 - 1,
+                "#".repeat(n * 40 / peak)
+            );
         }
     }
     for color in Color::ALL {
@@ -248,11 +275,14 @@ fn stats(args: &StatsArgs) -> Result<ExitCode> {
         for role in Role::ALL {
             let share = s.placement_share(color, role);
             for (half, label) in [(0, "first row "), (8, "second row")] {
-                let row: Vec<String> = share[half..half + 8].iter().map(|x| format!("{:>4.0}", x * 100.0)).collect();
+                let row: Vec<String> = share[half..half + 8]
+                    .iter()
+                    .map(|x| format!("{:>4.0}", x * 100.0))
+                    .collect();
                 let first = BookStats::square_name(color, half);
                 println!("  {:<8} {label} ({}..) {}", role.name(), &first[..1], row.join(""));
             }
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

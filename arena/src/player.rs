@@ -425,9 +425,27 @@ impl UciEngine {
 /// thread; it is killed after [`QUIT_GRACE`] (or at once if no thread can
 /// be started, when the closure and so the process are dropped).
 fn reap(mut process: EngineProcess) {
-    let _ = std::thread::Builder::new()
+    let spawned = std::thread::Builder::new()
         .name("engine-quit".into())
         .spawn(move || process.shutdown(QUIT_GRACE));
+    if let Ok(handle) = spawned {
+        let mut reapers = REAPERS.lock();
+        reapers.retain(|h| !h.is_finished());
+        reapers.push(handle);
+    }
+}
+
+/// The threads reaping engines that were told to quit.
+static REAPERS: parking_lot::Mutex<Vec<std::thread::JoinHandle<()>>> = parking_lot::Mutex::new(Vec::new());
+
+/// Waits until every engine told to quit has exited or been killed (at
+/// most [`QUIT_GRACE`] after its `quit`), so that none outlives the arena
+/// unreaped.
+pub fn wait_for_quitting_engines() {
+    let reapers = std::mem::take(&mut *REAPERS.lock());
+    for handle in reapers {
+        let _ = handle.join();
+    }
 }
 
 /// The first 80 characters of an engine's line, for reports.

@@ -91,12 +91,13 @@ impl GamePool {
 
     /// Stops taking jobs, lets the workers finish what is queued (or
     /// abandon it after [`GamePool::cancel`]), and joins them; their
-    /// engines are told to quit.
+    /// engines are told to quit, and waited for (or killed).
     pub fn shutdown(mut self) {
         self.jobs = None;
         for worker in self.workers.drain(..) {
             let _ = worker.join();
         }
+        crate::player::wait_for_quitting_engines();
     }
 }
 

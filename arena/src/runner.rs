@@ -175,6 +175,7 @@ pub fn probe_engine(spec: &EngineSpec) -> Result<EngineInfo, RunError> {
                 options: engine.offered_options().to_vec(),
             };
             engine.quit();
+            crate::player::wait_for_quitting_engines();
             if !unknown.is_empty() {
                 return Err(fail(format!(
                     "no option named {} (it offers: {})",
