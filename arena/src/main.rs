@@ -10,6 +10,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 mod commands;
 mod openings_cli;
 mod stats;
+mod tune_cli;
 
 /// Runs and scores matches between engines for the game 0.1.
 ///
@@ -43,6 +44,8 @@ enum Command {
         #[command(subcommand)]
         command: openings_cli::OpeningsCommand,
     },
+    /// Tune an engine's parameters by SPSA, playing it against itself.
+    Tune(tune_cli::TuneArgs),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         Some(Command::Roundrobin(args)) => commands::run(Mode::Roundrobin, args),
         Some(Command::Bench(args)) => commands::bench(args),
         Some(Command::Openings { command }) => openings_cli::run(command),
+        Some(Command::Tune(args)) => tune_cli::run(args),
         None => commands::selftest(cli.quiet),
     };
     match outcome {
