@@ -80,7 +80,7 @@ impl Budget {
     ///
     /// The clock keeps back, for every move still to play, the overhead
     /// (and a millisecond of slack) that the increment does not pay for,
-    /// and three overheads more; a move never uses more than
+    /// and eight overheads more; a move never uses more than
     /// `time_max_permille` of the rest. So even if every move ran to its
     /// hard limit, the clock would last the game. The rest is shared
     /// geometrically over the moves left, plus the part of the increment
@@ -90,12 +90,12 @@ impl Budget {
         let moves_left = own_moves_left(ply).max(1);
         let mtg = clock.movestogo.map_or(moves_left, |m| m.clamp(1, moves_left));
         let unpaid = overhead.saturating_add(slack).saturating_sub(clock.inc);
-        // Besides what the increments do not pay for, a few overheads are
+        // Besides what the increments do not pay for, eight overheads are
         // kept back against the machine stalling the process (a loaded
-        // machine can delay a move by tens of milliseconds).
+        // machine delays moves by 50 to 400 ms now and then).
         let reserve = unpaid
             .saturating_mul(mtg)
-            .saturating_add(overhead.saturating_mul(3))
+            .saturating_add(overhead.saturating_mul(8))
             .saturating_add(slack);
         let available = clock.time.saturating_sub(reserve);
         // Only the part of the increment that the overhead leaves is spent.
