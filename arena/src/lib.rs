@@ -11,6 +11,7 @@
 //! - [`GamePool`]: N slots on worker threads.
 //! - [`run`] / [`resume`]: a scheduled match, gauntlet or round robin in an
 //!   output directory, with SPRT, summaries and resume.
+//! - [`start_tune`] / [`resume_tune`]: an SPSA tuning run (`arena tune`).
 //!
 //! The tuner builds on [`GamePool`] (or a single [`GameSlot`] and its
 //! [`GameSlot::play_pair`]): it submits two [`GameJob`]s per pair (same
@@ -37,6 +38,7 @@ mod schedule;
 mod score;
 mod slot;
 mod spec;
+mod tune;
 
 pub use bench::{BenchFigures, BenchSettings, bench};
 pub use config::{
@@ -61,3 +63,7 @@ pub use schedule::Schedule;
 pub use score::{PairingScore, PlayerRow, Scoreboard, Standings, Summary, status_of};
 pub use slot::{FinishedGame, FinishedPair, GameJob, GameObserver, GameSlot, NoObserver, PairCollector};
 pub use spec::{CODECUP_BUDGET_MS, DEFAULT_STALLTIME_MS, EngineSpec, Limits, Proto, SpecError, TimeControl};
+pub use tune::{
+    HISTORY_FILE, QuietTune, STATE_FILE, TRACES_FILE, TUNE_FILE, TuneConfig, TuneError, TuneObserver, TuneReport,
+    engine_params, resume_tune, saved_tune_config, start_tune,
+};

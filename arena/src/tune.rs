@@ -1,0 +1,578 @@
+//! SPSA tuning runs in an output directory, the library side of
+//! `arena tune`: the `spsa` crate's [`Tuner`] asks for trials, and each
+//! trial's game pairs are played on a [`GamePool`] between the engine set to
+//! the trial's plus values and the same engine set to its minus values (one
+//! `setoption` per parameter, re-sent only when it changes since engines
+//! are reused). A game an engine loses by failing is still a result; a pair
+//! counts once both of its games are done, and a trial is told once all its
+//! pairs are.
+//!
+//! After every update the directory gets `state.json` (the tuner's atomic
+//! save), one more `history.csv` row and a fresh `traces.svg`; the settings
+//! are in `tune.json`, so [`resume_tune`] needs only the directory. A run
+//! killed at any moment loses no told result: trials pending at the kill
+//! are in the state and are played again from their first game (same
+//! values, same openings) before any new trial is asked.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use leaper::Color;
+use serde::{Deserialize, Serialize};
+use spsa::{HistoryRow, HistoryWriter, Param, Pentanomial, Trial, TrialId, Tuner};
+use thiserror::Error;
+
+use crate::config::OpeningsConfig;
+use crate::openings::{OpeningSource, OpeningsError, read_openings};
+use crate::player::{EngineFailure, HANDSHAKE_TIMEOUT, QUIT_GRACE};
+use crate::pool::{GamePool, PoolResult};
+use crate::process::EngineProcess;
+use crate::runner::{RunError, probe_engine};
+use crate::slot::{GameJob, GameObserver, PairCollector};
+use crate::spec::{EngineSpec, Proto};
+
+/// The settings of a tuning run, saved in the run directory.
+pub const TUNE_FILE: &str = "tune.json";
+/// The tuner's state, rewritten atomically after every update.
+pub const STATE_FILE: &str = "state.json";
+/// One row per update: games so far and every parameter's value.
+pub const HISTORY_FILE: &str = "history.csv";
+/// The parameter traces, normalized to their ranges.
+pub const TRACES_FILE: &str = "traces.svg";
+
+/// Everything a tuning run needs besides its parameters (which the state
+/// holds).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TuneConfig {
+    /// The engine to tune, with its limits and fixed options; the plus and
+    /// minus engines are this one renamed `<name>-plus` and `<name>-minus`
+    /// with the trial's values added as options.
+    pub engine: EngineSpec,
+    /// The budget in games.
+    pub games: u64,
+    /// Games played at the same time.
+    pub concurrency: usize,
+    /// The openings file (a copy in the run directory once started), if
+    /// any; without one, setups are drawn from the seed.
+    pub openings: Option<OpeningsConfig>,
+    /// The seed of the tuner and of the openings.
+    pub seed: u64,
+    /// Game pairs per trial.
+    pub pairs_per_trial: u32,
+}
+
+impl TuneConfig {
+    /// The plus engine's name.
+    #[must_use]
+    pub fn plus_name(&self) -> String {
+        format!("{}-plus", self.engine.name)
+    }
+
+    /// The minus engine's name.
+    #[must_use]
+    pub fn minus_name(&self) -> String {
+        format!("{}-minus", self.engine.name)
+    }
+
+    /// The engine with `values` of `params` set as options (replacing any
+    /// option of the same name), under `name`.
+    #[must_use]
+    pub fn engine_with(&self, name: &str, params: &[Param], values: &[f64]) -> EngineSpec {
+        let mut spec = self.engine.clone();
+        spec.name = name.to_owned();
+        for (param, &value) in params.iter().zip(values) {
+            spec.options
+                .retain(|(n, _)| !protocol::option_names_match(n, &param.name));
+            spec.options.push((param.name.clone(), param.format_value(value)));
+        }
+        spec
+    }
+}
+
+/// What a tuning run reports as it goes; every method has an empty default.
+pub trait TuneObserver: Send + Sync {
+    /// The run starts (or resumes, with `replayed` pending trials to play
+    /// again).
+    fn started(&self, _tuner: &Tuner, _resumed: bool, _replayed: usize) {}
+    /// A game finished (`played` games so far in this session).
+    fn game_finished(&self, _played: u64) {}
+    /// A trial was told; the files are written.
+    fn updated(&self, _tuner: &Tuner) {}
+    /// An engine failed in a game (the game is its loss).
+    fn engine_failed(&self, _game: u64, _engine: &str, _failure: &EngineFailure) {}
+}
+
+/// An observer that ignores everything.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct QuietTune;
+
+impl TuneObserver for QuietTune {}
+
+/// The end of a tuning run.
+#[derive(Clone, Debug)]
+pub struct TuneReport {
+    /// The tuner at the end (its values are the result).
+    pub tuner: Tuner,
+    /// The settings.
+    pub config: TuneConfig,
+    /// Games played by this call.
+    pub played: u64,
+    /// Pending trials found in the state and played again (resume only).
+    pub replayed: usize,
+    /// The time this call took.
+    pub elapsed: Duration,
+}
+
+/// Why a tuning run could not start or go on.
+#[derive(Debug, Error)]
+pub enum TuneError {
+    /// Bad settings.
+    #[error("{0}")]
+    Invalid(String),
+    /// A new run into a directory that holds one.
+    #[error("{0} already holds a tuning run: continue it with --resume, or choose another --out")]
+    Exists(PathBuf),
+    /// `--resume` on a directory without a run.
+    #[error("{0} holds no tuning run to resume (no tune.json)")]
+    NoRun(PathBuf),
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The saved settings do not parse.
+    #[error("{path}: {reason}")]
+    Saved {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The engine failed to start, answer, or list its parameters.
+    #[error("engine {engine}: {failure}")]
+    Engine {
+        /// The engine.
+        engine: String,
+        /// What went wrong.
+        failure: String,
+    },
+    /// The engine's check (options) failed.
+    #[error(transparent)]
+    Check(#[from] RunError),
+    /// The parameters do not parse.
+    #[error("parameters: {0}")]
+    Params(#[from] spsa::ParamsFileError),
+    /// The tuner refused the parameters or settings.
+    #[error(transparent)]
+    Tuner(#[from] spsa::ConfigError),
+    /// The state could not be saved or loaded.
+    #[error("{path}: {source}")]
+    State {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        source: spsa::StateError,
+    },
+    /// The history could not be read or continued.
+    #[error("{path}: {source}")]
+    History {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        source: spsa::HistoryError,
+    },
+    /// The tuner refused a result (a bug, reported rather than hidden).
+    #[error(transparent)]
+    Tell(#[from] spsa::TellError),
+    /// The openings file.
+    #[error(transparent)]
+    Openings(#[from] OpeningsError),
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> TuneError + '_ {
+    move |source| TuneError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Asks an engine for its tunable parameters: `uci`, then `spsa` and
+/// `isready`, keeping the `name, int, ...` lines printed before `readyok`.
+///
+/// # Errors
+/// [`TuneError::Engine`] if it cannot be started, does not answer within
+/// the handshake timeout, or lists no parameter; [`TuneError::Params`] if
+/// its lines do not parse.
+pub fn engine_params(spec: &EngineSpec) -> Result<Vec<Param>, TuneError> {
+    let fail = |failure: String| TuneError::Engine {
+        engine: spec.name.clone(),
+        failure,
+    };
+    if spec.proto != Proto::Uci {
+        return Err(fail("only UCI engines list their parameters (`spsa`)".to_owned()));
+    }
+    let mut process = EngineProcess::spawn(spec).map_err(|e| fail(e.to_string()))?;
+    let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+    let wait_for = |process: &mut EngineProcess, word: &str, lines: &mut String| -> Result<(), TuneError> {
+        loop {
+            let line = process
+                .recv(deadline, None)
+                .map_err(|e| fail(format!("waiting for {word}: {e}")))?;
+            let Some(text) = line.text else { continue };
+            let text = text.trim();
+            if text == word {
+                return Ok(());
+            }
+            let mut fields = text.split(',').map(str::trim);
+            let kind = fields.nth(1);
+            if text.split(',').count() >= 7 && matches!(kind, Some("int" | "float")) {
+                lines.push_str(text);
+                lines.push('\n');
+            }
+        }
+    };
+    let mut ignored = String::new();
+    let mut lines = String::new();
+    let send = |process: &mut EngineProcess, text: &str| {
+        process.send(text).map_err(|e| TuneError::Engine {
+            engine: spec.name.clone(),
+            failure: format!("cannot write to it: {e}"),
+        })
+    };
+    send(&mut process, "uci")?;
+    wait_for(&mut process, "uciok", &mut ignored)?;
+    send(&mut process, "spsa")?;
+    send(&mut process, "isready")?;
+    wait_for(&mut process, "readyok", &mut lines)?;
+    let _ = process.send("quit");
+    process.shutdown(QUIT_GRACE);
+    if lines.is_empty() {
+        return Err(TuneError::Engine {
+            engine: spec.name.clone(),
+            failure: "listed no parameter for `spsa` (give them with --params)".to_owned(),
+        });
+    }
+    Ok(spsa::parse_params(&lines)?)
+}
+
+fn absolutize(config: &mut TuneConfig, base: &Path) {
+    let fix = |p: &mut PathBuf| {
+        if p.is_relative() {
+            *p = base.join(&*p);
+        }
+    };
+    if config.engine.cmd.components().count() > 1 {
+        fix(&mut config.engine.cmd);
+    }
+    if let Some(dir) = &mut config.engine.dir {
+        fix(dir);
+    }
+    if let Some(openings) = &mut config.openings {
+        fix(&mut openings.file);
+    }
+}
+
+fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), TuneError> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| TuneError::Saved {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })?;
+    spsa::write_atomic(path, (text + "\n").as_bytes()).map_err(io_error(path))
+}
+
+/// Reads the settings saved in a tuning run's directory.
+///
+/// # Errors
+/// [`TuneError::NoRun`] without them, [`TuneError::Saved`] when they do
+/// not parse.
+pub fn saved_tune_config(out: &Path) -> Result<TuneConfig, TuneError> {
+    let path = out.join(TUNE_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|_| TuneError::NoRun(out.to_path_buf()))?;
+    serde_json::from_str(&text).map_err(|e| TuneError::Saved {
+        path,
+        reason: e.to_string(),
+    })
+}
+
+fn validate(config: &TuneConfig) -> Result<(), TuneError> {
+    if config.concurrency == 0 {
+        return Err(TuneError::Invalid("--concurrency must be at least 1".to_owned()));
+    }
+    if config.engine.proto != Proto::Uci {
+        return Err(TuneError::Invalid(
+            "only UCI engines can be tuned: the options are set with setoption".to_owned(),
+        ));
+    }
+    Ok(())
+}
+
+/// Starts a tuning run of `params` in `out` (created if missing; refused if
+/// it holds a run). The engine is checked first (it must start and offer an
+/// option for every parameter), so a typo leaves nothing behind.
+///
+/// # Errors
+/// [`TuneError`] for bad settings or parameters, an engine that fails its
+/// check, or files that cannot be written. Engine failures during games
+/// are results, not errors.
+pub fn start_tune(
+    mut config: TuneConfig,
+    params: Vec<Param>,
+    out: &Path,
+    observer: Arc<dyn TuneObserver>,
+) -> Result<TuneReport, TuneError> {
+    validate(&config)?;
+    let cwd = std::env::current_dir().map_err(io_error(Path::new(".")))?;
+    absolutize(&mut config, &cwd);
+    let out = if out.is_relative() {
+        cwd.join(out)
+    } else {
+        out.to_path_buf()
+    };
+    if out.join(TUNE_FILE).exists() || out.join(STATE_FILE).exists() {
+        return Err(TuneError::Exists(out));
+    }
+    let tuner = Tuner::new(
+        params,
+        spsa::Config {
+            seed: config.seed,
+            pairs_per_trial: config.pairs_per_trial,
+            ..spsa::Config::new(config.games)
+        },
+    )?;
+    let start: Vec<f64> = tuner.params().iter().map(|p| p.start).collect();
+    probe_engine(&config.engine_with(&config.plus_name(), tuner.params(), &start))?;
+    std::fs::create_dir_all(&out).map_err(io_error(&out))?;
+    if let Some(o) = &mut config.openings {
+        let list = read_openings(&o.file)?;
+        let copy = out.join(crate::runner::OPENINGS_FILE);
+        let text: String = list.iter().map(|x| x.to_line() + "\n").collect();
+        std::fs::write(&copy, text).map_err(io_error(&copy))?;
+        o.file = copy;
+    }
+    let state_path = out.join(STATE_FILE);
+    tuner.save(&state_path).map_err(|source| TuneError::State {
+        path: state_path.clone(),
+        source,
+    })?;
+    let names: Vec<&str> = tuner.params().iter().map(|p| p.name.as_str()).collect();
+    let history_path = out.join(HISTORY_FILE);
+    let mut history = HistoryWriter::create(&history_path, &names).map_err(io_error(&history_path))?;
+    let first = tuner.history_row();
+    history.append(&first).map_err(io_error(&history_path))?;
+    // The settings go last: a directory with tune.json is a run to resume.
+    write_json(&out.join(TUNE_FILE), &config)?;
+    execute(config, tuner, history, vec![first], &out, observer, false)
+}
+
+/// Continues the tuning run saved in `out`, optionally with another number
+/// of game slots. Trials pending at the stop are played again first.
+///
+/// # Errors
+/// As for [`start_tune`], and [`TuneError::NoRun`] when `out` holds no run.
+pub fn resume_tune(
+    out: &Path,
+    concurrency: Option<usize>,
+    observer: Arc<dyn TuneObserver>,
+) -> Result<TuneReport, TuneError> {
+    let mut config = saved_tune_config(out)?;
+    if let Some(n) = concurrency {
+        config.concurrency = n;
+    }
+    validate(&config)?;
+    let state_path = out.join(STATE_FILE);
+    let tuner = Tuner::load(&state_path).map_err(|source| TuneError::State {
+        path: state_path.clone(),
+        source,
+    })?;
+    let names: Vec<&str> = tuner.params().iter().map(|p| p.name.as_str()).collect();
+    let history_path = out.join(HISTORY_FILE);
+    let (mut history, mut rows) =
+        HistoryWriter::resume(&history_path, &names, tuner.games()).map_err(|source| TuneError::History {
+            path: history_path.clone(),
+            source,
+        })?;
+    // A kill between saving the state and appending its row loses the row:
+    // write it now, so the history ends where the state does.
+    if rows.last().is_none_or(|row| row.games < tuner.games()) {
+        let row = tuner.history_row();
+        history.append(&row).map_err(io_error(&history_path))?;
+        rows.push(row);
+    }
+    execute(config, tuner, history, rows, out, observer, true)
+}
+
+/// A trial being played: its pairs still missing and its result so far.
+struct Running {
+    left: u32,
+    result: Pentanomial,
+}
+
+/// Relays engine failures to the run's observer.
+struct Relay(Arc<dyn TuneObserver>);
+
+impl GameObserver for Relay {
+    fn engine_failed(&self, job: &GameJob, side: Color, failure: &EngineFailure) {
+        self.0.engine_failed(job.id, &job.spec(side).name, failure);
+    }
+}
+
+/// The files of a run and how to rewrite them after an update.
+struct Files<'a> {
+    out: &'a Path,
+    history: HistoryWriter,
+    rows: Vec<HistoryRow>,
+}
+
+impl Files<'_> {
+    fn update(&mut self, tuner: &Tuner) -> Result<(), TuneError> {
+        let state = self.out.join(STATE_FILE);
+        tuner
+            .save(&state)
+            .map_err(|source| TuneError::State { path: state, source })?;
+        let row = tuner.history_row();
+        let path = self.out.join(HISTORY_FILE);
+        self.history.append(&row).map_err(io_error(&path))?;
+        self.rows.push(row);
+        self.traces(tuner)
+    }
+
+    fn traces(&self, tuner: &Tuner) -> Result<(), TuneError> {
+        let path = self.out.join(TRACES_FILE);
+        let svg = spsa::traces_svg(tuner.params(), &self.rows);
+        spsa::write_atomic(&path, svg.as_bytes()).map_err(io_error(&path))
+    }
+}
+
+fn execute(
+    config: TuneConfig,
+    mut tuner: Tuner,
+    history: HistoryWriter,
+    rows: Vec<HistoryRow>,
+    out: &Path,
+    observer: Arc<dyn TuneObserver>,
+    resumed: bool,
+) -> Result<TuneReport, TuneError> {
+    let began = Instant::now();
+    let mut files = Files { out, history, rows };
+    files.traces(&tuner)?;
+    let openings = match &config.openings {
+        Some(o) => OpeningSource::from_list(read_openings(&o.file)?, o.order, config.seed),
+        None => OpeningSource::Random { seed: config.seed },
+    };
+    let (plus_name, minus_name) = (config.plus_name(), config.minus_name());
+    let mut queue: VecDeque<GameJob> = VecDeque::new();
+    let mut running: HashMap<TrialId, Running> = HashMap::new();
+    let pairs_per_trial = u64::from(tuner.config().pairs_per_trial);
+    let games_of = |trial: &Trial, params: &[Param]| {
+        let mut jobs = Vec::new();
+        let plus = Arc::new(config.engine_with(&plus_name, params, &trial.plus));
+        let minus = Arc::new(config.engine_with(&minus_name, params, &trial.minus));
+        for j in 0..u64::from(trial.pairs) {
+            // Pairs are numbered from the trial's id, so a trial played again
+            // after a resume gets the same openings.
+            let pair = trial.id.0.saturating_mul(pairs_per_trial).saturating_add(j);
+            let opening = openings.opening(pair);
+            let setups = Some((opening.red, opening.blue));
+            for (k, (red, blue)) in [(&plus, &minus), (&minus, &plus)].into_iter().enumerate() {
+                jobs.push(GameJob {
+                    id: 2 * pair + k as u64,
+                    pair,
+                    round: trial.id.0,
+                    red: Arc::clone(red),
+                    blue: Arc::clone(blue),
+                    setups,
+                });
+            }
+        }
+        jobs
+    };
+    let enqueue = |trial: &Trial, params: &[Param], queue: &mut VecDeque<GameJob>, running: &mut HashMap<_, _>| {
+        queue.extend(games_of(trial, params));
+        running.insert(
+            trial.id,
+            Running {
+                left: trial.pairs,
+                result: Pentanomial::default(),
+            },
+        );
+    };
+    let pending: Vec<Trial> = tuner.pending().cloned().collect();
+    for trial in &pending {
+        enqueue(trial, tuner.params(), &mut queue, &mut running);
+    }
+    observer.started(&tuner, resumed, pending.len());
+
+    let mut played = 0;
+    if !tuner.is_done() {
+        if resumed {
+            let start: Vec<f64> = tuner.params().iter().map(|p| p.start).collect();
+            probe_engine(&config.engine_with(&plus_name, tuner.params(), &start))?;
+        }
+        let mut pool = GamePool::new(config.concurrency, Arc::new(Relay(Arc::clone(&observer))));
+        let limit = config.concurrency * 2;
+        let mut in_flight = 0usize;
+        let mut collector = PairCollector::new();
+        let mut failure = None;
+        loop {
+            while in_flight < limit {
+                if queue.is_empty() {
+                    match tuner.ask() {
+                        Some(trial) => enqueue(&trial, tuner.params(), &mut queue, &mut running),
+                        None => break,
+                    }
+                }
+                let Some(job) = queue.pop_front() else { break };
+                if !pool.submit(job) {
+                    break;
+                }
+                in_flight += 1;
+            }
+            if in_flight == 0 {
+                break;
+            }
+            let Ok(result) = pool.results().recv() else { break };
+            in_flight -= 1;
+            let PoolResult::Finished(game) = result else { continue };
+            played += 1;
+            observer.game_finished(played);
+            let Some(pair) = collector.add(*game) else { continue };
+            let id = TrialId(pair.first.job.round);
+            let Some(trial) = running.get_mut(&id) else { continue };
+            if let Some((a, b)) = pair.outcomes_for(&plus_name) {
+                trial.result.record_pair(a, b);
+            }
+            trial.left = trial.left.saturating_sub(1);
+            if trial.left > 0 {
+                continue;
+            }
+            let result = trial.result;
+            running.remove(&id);
+            let step = tuner
+                .tell(id, result)
+                .map_err(TuneError::from)
+                .and_then(|()| files.update(&tuner));
+            if let Err(e) = step {
+                failure = Some(e);
+                pool.cancel();
+                break;
+            }
+            observer.updated(&tuner);
+        }
+        pool.shutdown();
+        if let Some(e) = failure {
+            return Err(e);
+        }
+    }
+    Ok(TuneReport {
+        tuner,
+        config,
+        played,
+        replayed: pending.len(),
+        elapsed: began.elapsed(),
+    })
+}

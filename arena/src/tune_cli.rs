@@ -1,0 +1,341 @@
+//! `arena tune`: SPSA tuning of one engine's parameters against itself.
+//! Each flag is defined once here with its help text; the library
+//! ([`arena::start_tune`], [`arena::resume_tune`]) plays and saves, and this
+//! module prints: a progress bar on stderr (games, games per second, ETA,
+//! the current values) and, at the end, the tuned values as `name, value`
+//! and `setoption` lines and the `arena match` command that checks them.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use anyhow::Context;
+use arena::{
+    DEFAULT_STALLTIME_MS, EngineFailure, EngineSpec, OpeningsConfig, Proto, TuneConfig, TuneObserver, TuneReport,
+};
+use clap::{ArgAction, Args};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+use spsa::Tuner;
+
+/// The flags of `arena tune`.
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    /// The engine to tune: `cmd=PATH [name=N] [args="A B"] [option.NAME=VALUE]... [dir=DIR] [restart=on|off]`
+    /// and limits (`tc=`, `movetime=`, `nodes=`, `depth=`, ...), as for `arena match`.
+    #[arg(long, value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Append)]
+    pub engine: Vec<String>,
+
+    /// Engine keys added before --engine's own (which win), e.g. `--each tc=10+0.1 option.Hash=16`.
+    #[arg(long, value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Append)]
+    pub each: Vec<String>,
+
+    /// The parameters, one `name, int|float, start, min, max, c_end, r_end[, log]` line each (OpenBench's
+    /// format) [default: what the engine's `spsa` command prints].
+    #[arg(long, value_name = "FILE")]
+    pub params: Option<PathBuf>,
+
+    /// The budget in games (two per pair) [default: 20000].
+    #[arg(long)]
+    pub games: Option<u64>,
+
+    /// Games played at the same time [default: 1].
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+
+    /// Game pairs per trial [default: 2].
+    #[arg(long, value_name = "N")]
+    pub pairs_per_trial: Option<u32>,
+
+    /// Openings: `file=PATH [order=random|sequential]`. Without it, random setup pairs drawn from the seed.
+    #[arg(long, value_name = "KEY=VALUE", num_args = 1..)]
+    pub openings: Vec<String>,
+
+    /// The seed of the tuner's random signs and of the openings [default: 1].
+    #[arg(long)]
+    pub seed: Option<u64>,
+
+    /// The output directory: tune.json, state.json, history.csv, traces.svg [default:
+    /// arena-runs/tune-<unix time>].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Continue the tuning run saved in DIR (killed or interrupted); needs no other flag (--concurrency may
+    /// change).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["engine", "each", "params", "games", "pairs_per_trial", "openings", "seed", "out"])]
+    pub resume: Option<PathBuf>,
+
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// `(current values)` as `name=value` text, for the progress bar.
+fn values_text(tuner: &Tuner) -> String {
+    tuner
+        .named_values()
+        .into_iter()
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The progress bar: games told, games per second, ETA, current values.
+struct Progress {
+    bar: ProgressBar,
+    quiet: bool,
+}
+
+impl Progress {
+    fn new(quiet: bool) -> Self {
+        let bar = ProgressBar::with_draw_target(
+            Some(0),
+            if quiet {
+                ProgressDrawTarget::hidden()
+            } else {
+                ProgressDrawTarget::stderr()
+            },
+        );
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:32.cyan/blue} {pos}/{len} games  {rate}  ETA {eta}\n  {wide_msg}",
+            )
+            .map(|style| {
+                style.with_key("rate", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{:.2} games/s", state.per_sec());
+                })
+            })
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        Self { bar, quiet }
+    }
+}
+
+impl TuneObserver for Progress {
+    fn started(&self, tuner: &Tuner, resumed: bool, replayed: usize) {
+        self.bar.set_length(tuner.budget_games());
+        self.bar.set_position(tuner.games());
+        self.bar.reset_eta();
+        if resumed && !self.quiet {
+            self.bar.println(format!(
+                "resuming: {} of {} games told; {replayed} pending trials are played again",
+                tuner.games(),
+                tuner.budget_games()
+            ));
+        }
+        self.bar.set_message(values_text(tuner));
+    }
+
+    fn updated(&self, tuner: &Tuner) {
+        self.bar.set_position(tuner.games());
+        self.bar.set_message(values_text(tuner));
+    }
+
+    fn engine_failed(&self, game: u64, engine: &str, failure: &EngineFailure) {
+        if !self.quiet {
+            self.bar
+                .suspend(|| eprintln!("game {game}: {engine} failed: {failure}"));
+        }
+    }
+}
+
+/// Quotes a token for a POSIX shell when it needs it.
+fn shell_quote(token: &str) -> String {
+    let plain = !token.is_empty()
+        && token
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./=+:,@%".contains(c));
+    if plain {
+        token.to_owned()
+    } else {
+        format!("'{}'", token.replace('\'', r"'\''"))
+    }
+}
+
+/// The `--engine` tokens that start `spec` under `name` with `options`
+/// (its limits go to `--each`, see [`limit_tokens`]).
+fn engine_tokens(spec: &EngineSpec, name: &str, options: &[(String, String)]) -> Vec<String> {
+    let mut tokens = vec![format!("cmd={}", spec.cmd.display()), format!("name={name}")];
+    if !spec.args.is_empty() {
+        tokens.push(format!("args={}", spec.args.join(" ")));
+    }
+    if let Some(dir) = &spec.dir {
+        tokens.push(format!("dir={}", dir.display()));
+    }
+    if spec.restart {
+        tokens.push("restart=on".to_owned());
+    }
+    if spec.proto == Proto::Codecup {
+        tokens.push("proto=codecup".to_owned());
+    }
+    tokens.extend(options.iter().map(|(n, v)| format!("option.{n}={v}")));
+    tokens
+}
+
+/// The limit keys of `spec`.
+fn limit_tokens(spec: &EngineSpec) -> Vec<String> {
+    let l = &spec.limits;
+    let mut tokens: Vec<String> = l.describe().split_whitespace().map(str::to_owned).collect();
+    if l.timemargin_ms > 0 {
+        tokens.push(format!("timemargin={}", l.timemargin_ms));
+    }
+    if l.stalltime_ms != DEFAULT_STALLTIME_MS {
+        tokens.push(format!("stalltime={}", l.stalltime_ms));
+    }
+    tokens
+}
+
+/// The `arena match` command that verifies the tuned values by SPRT
+/// against the starting ones.
+fn verify_command(report: &TuneReport, out: &Path) -> String {
+    let config = &report.config;
+    let tuner = &report.tuner;
+    let spec = &config.engine;
+    let start: Vec<f64> = tuner.params().iter().map(|p| p.start).collect();
+    let tuned_spec = config.engine_with("tuned", tuner.params(), &tuner.values());
+    let start_spec = config.engine_with("start", tuner.params(), &start);
+    let mut words = vec!["arena".to_owned(), "match".to_owned(), "--engine".to_owned()];
+    words.extend(engine_tokens(spec, "tuned", &tuned_spec.options));
+    words.push("--engine".to_owned());
+    words.extend(engine_tokens(spec, "start", &start_spec.options));
+    words.push("--each".to_owned());
+    words.extend(limit_tokens(spec));
+    words.extend(
+        [
+            "--games",
+            "20000",
+            "--concurrency",
+            &config.concurrency.to_string(),
+            "--sprt",
+            "elo0=0",
+            "elo1=5",
+        ]
+        .map(str::to_owned),
+    );
+    if let Some(o) = &config.openings {
+        words.push("--openings".to_owned());
+        words.push(format!("file={}", o.file.display()));
+        if o.order == arena::Order::Random {
+            words.push("order=random".to_owned());
+        }
+    }
+    words.push("--out".to_owned());
+    words.push(out.join("verify").display().to_string());
+    words.iter().map(|w| shell_quote(w)).collect::<Vec<_>>().join(" ")
+}
+
+fn print_final(report: &TuneReport, out: &Path) {
+    let tuner = &report.tuner;
+    let tally = tuner.tally();
+    let secs = report.elapsed.as_secs_f64();
+    println!(
+        "tuned {} parameters of {} in {} games ({} updates); this session: {} games in {:.1} s ({:.2} games/s{})",
+        tuner.params().len(),
+        report.config.engine.name,
+        tuner.games(),
+        tuner.updates(),
+        report.played,
+        secs,
+        if secs > 0.0 { report.played as f64 / secs } else { 0.0 },
+        if report.replayed > 0 {
+            format!(", {} pending trials played again", report.replayed)
+        } else {
+            String::new()
+        },
+    );
+    println!(
+        "plus engine's pairs: Ptnml(0-2) [{}, {}, {}, {}, {}]",
+        tally.ll, tally.ld, tally.dd, tally.wd, tally.ww
+    );
+    println!("\ntuned values (name, value; start in brackets):");
+    for ((name, value), param) in tuner.named_values().iter().zip(tuner.params()) {
+        println!("{name}, {value}    [{}]", param.format_value(param.start));
+    }
+    println!("\nas UCI options:");
+    for (name, value) in tuner.named_values() {
+        println!("setoption name {name} value {value}");
+    }
+    println!("\nverify them against the start values (SPRT):");
+    println!("{}", verify_command(report, out));
+    println!(
+        "\noutput in {}: {}, {}, {}, {}",
+        out.display(),
+        arena::TUNE_FILE,
+        arena::STATE_FILE,
+        arena::HISTORY_FILE,
+        arena::TRACES_FILE
+    );
+}
+
+/// Splits `KEY=VALUE` tokens.
+fn pairs(tokens: &[String]) -> anyhow::Result<Vec<(String, String)>> {
+    tokens
+        .iter()
+        .map(|t| {
+            t.split_once('=')
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .with_context(|| format!("expected KEY=VALUE, got {t:?}"))
+        })
+        .collect()
+}
+
+/// Runs `arena tune`.
+///
+/// # Errors
+/// Bad settings or parameters, an engine that fails its check, unwritable
+/// files.
+pub fn run(args: &TuneArgs) -> anyhow::Result<()> {
+    let progress = Arc::new(Progress::new(args.quiet));
+    if let Some(dir) = &args.resume {
+        let report = arena::resume_tune(dir, args.concurrency, Arc::clone(&progress) as Arc<dyn TuneObserver>);
+        progress.bar.finish_and_clear();
+        print_final(&report?, dir);
+        return Ok(());
+    }
+    anyhow::ensure!(
+        !args.engine.is_empty(),
+        "give the engine to tune with --engine cmd=PATH ..."
+    );
+    let mut tokens = pairs(&args.each)?;
+    tokens.extend(pairs(&args.engine)?);
+    let engine = EngineSpec::from_pairs(&tokens).context("--engine")?;
+    let params = match &args.params {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+            spsa::parse_params(&text).with_context(|| format!("{}", path.display()))?
+        }
+        None => arena::engine_params(&engine)?,
+    };
+    let openings = if args.openings.is_empty() {
+        None
+    } else {
+        Some(OpeningsConfig::from_tokens(&args.openings)?)
+    };
+    let config = TuneConfig {
+        engine,
+        games: args.games.unwrap_or(20_000),
+        concurrency: args.concurrency.unwrap_or(1),
+        openings,
+        seed: args.seed.unwrap_or(1),
+        pairs_per_trial: args.pairs_per_trial.unwrap_or(2),
+    };
+    let out = args.out.clone().unwrap_or_else(|| {
+        let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        PathBuf::from("arena-runs").join(format!("tune-{secs}"))
+    });
+    if !args.quiet {
+        eprintln!(
+            "tuning {} parameters of {} ({}, concurrency {}): {} games, output in {}",
+            params.len(),
+            config.engine.name,
+            config.engine.limits.describe(),
+            config.concurrency,
+            config.games,
+            out.display()
+        );
+    }
+    let report = arena::start_tune(config, params, &out, Arc::clone(&progress) as Arc<dyn TuneObserver>);
+    progress.bar.finish_and_clear();
+    print_final(&report?, &out);
+    Ok(())
+}

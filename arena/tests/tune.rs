@@ -1,0 +1,224 @@
+//! `arena tune` end to end against the workspace's `leaper` at a node
+//! limit: a run killed with SIGKILL after a few updates and resumed ends
+//! with the whole budget told, a history without gaps or repeats, a state
+//! that loads and a plot with one trace per parameter; a two-parameter file
+//! is read and printed back; bad parameters stop the run before anything
+//! is written.
+
+mod common;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::*;
+
+/// The `games` column of `history.csv`.
+fn history_games(dir: &Path) -> Vec<u64> {
+    let text = std::fs::read_to_string(dir.join("history.csv")).expect("history.csv");
+    let history = spsa::parse_history(&text).expect("history.csv parses");
+    history.rows.iter().map(|r| r.games).collect()
+}
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The final `name, value` and `setoption` lines name every parameter.
+fn check_final_lines(text: &str, names: &[&str]) {
+    for name in names {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("{name}, ")) && l.split(", ").nth(1).is_some()),
+            "no `{name}, value` line in:\n{text}"
+        );
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("setoption name {name} value "))),
+            "no setoption line for {name} in:\n{text}"
+        );
+    }
+    let verify = text
+        .lines()
+        .find(|l| l.starts_with("arena match "))
+        .unwrap_or_else(|| panic!("no verification command in:\n{text}"));
+    assert!(verify.contains("name=tuned") && verify.contains("name=start") && verify.contains("--sprt"));
+    for name in names {
+        assert_eq!(verify.matches(&format!("option.{name}=")).count(), 2, "{verify}");
+    }
+}
+
+#[test]
+fn a_tuning_run_killed_and_resumed_loses_nothing() {
+    let dir = scratch("tune-resume");
+    let out = dir.join("run");
+    let args = strings(&[
+        "tune",
+        "--quiet",
+        "--engine",
+        &format!("cmd={}", leaper_bin().display()),
+        "--each",
+        "nodes=3000",
+        "option.Hash=8",
+        "--games",
+        "64",
+        "--concurrency",
+        "2",
+        "--seed",
+        "7",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let mut child = spawn_arena(&args);
+    // Kill it (SIGKILL) once a few updates are on disk.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let updates = |dir: &Path| {
+        std::fs::read_to_string(dir.join("history.csv"))
+            .ok()
+            .and_then(|text| spsa::parse_history(&text).ok())
+            .map_or(0, |h| h.rows.len())
+    };
+    let mut ended = None;
+    while Instant::now() < deadline && ended.is_none() && updates(&out) < 4 {
+        ended = child.try_wait().ok().flatten();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(ended.is_none(), "the run ended ({ended:?}) before it could be killed");
+    let killed_at = Some(history_games(&out)).filter(|rows| rows.len() >= 4);
+    let before = killed_at.expect("three updates within 30 s");
+    assert!(*before.last().unwrap() < 64, "killed after the end: {before:?}");
+
+    let resumed = run_ok(
+        &strings(&["tune", "--quiet", "--resume", out.to_str().unwrap()]),
+        Duration::from_secs(40),
+    );
+    let text = stdout(&resumed);
+
+    let games = history_games(&out);
+    assert_eq!(games.first(), Some(&0), "{games:?}");
+    assert_eq!(games.last(), Some(&64), "{games:?}");
+    assert!(games.windows(2).all(|w| w[0] < w[1]), "not increasing: {games:?}");
+    assert!(games.len() >= before.len());
+
+    let tuner = spsa::Tuner::load(&out.join("state.json")).expect("state.json loads");
+    assert_eq!(tuner.games(), 64);
+    assert!(tuner.is_done());
+    assert_eq!(tuner.pending().count(), 0);
+    assert_eq!(tuner.tally().pairs(), 32);
+
+    let svg = std::fs::read_to_string(out.join("traces.svg")).expect("traces.svg");
+    assert!(
+        svg.starts_with("<svg") || svg.starts_with("<?xml"),
+        "{}",
+        &svg[..svg.len().min(80)]
+    );
+    assert_eq!(svg.matches("<polyline").count(), tuner.params().len());
+    assert!(!out.join("traces.svg.tmp").exists());
+
+    let names: Vec<&str> = tuner.params().iter().map(|p| p.name.as_str()).collect();
+    assert!(
+        names.contains(&"LmrBase") && names.contains(&"TimeSoftPermille"),
+        "{names:?}"
+    );
+    check_final_lines(&text, &names);
+    assert!(text.contains("in 64 games"), "{text}");
+
+    // The finished run resumed again plays nothing more.
+    let again = run_ok(
+        &strings(&["tune", "--quiet", "--resume", out.to_str().unwrap()]),
+        Duration::from_secs(20),
+    );
+    assert!(stdout(&again).contains("this session: 0 games"), "{}", stdout(&again));
+    assert_eq!(history_games(&out), games);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_two_parameter_file_is_tuned_and_printed() {
+    let dir = scratch("tune-params");
+    let params = dir.join("params.txt");
+    std::fs::write(
+        &params,
+        "# two of leaper's parameters\nLmrBase, int, 75, 0, 300, 10, 0.002\n\nTimeSoftPermille, int, 1000, 100, 5000, 80, 0.002, log\n",
+    )
+    .unwrap();
+    let out = dir.join("run");
+    let args = strings(&[
+        "tune",
+        "--quiet",
+        "--engine",
+        &format!("cmd={}", leaper_bin().display()),
+        "name=lp",
+        "--each",
+        "nodes=2000",
+        "--params",
+        params.to_str().unwrap(),
+        "--games",
+        "12",
+        "--concurrency",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let text = stdout(&run_ok(&args, Duration::from_secs(30)));
+    check_final_lines(&text, &["LmrBase", "TimeSoftPermille"]);
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("setoption name ")).count(),
+        2,
+        "{text}"
+    );
+    let history = std::fs::read_to_string(out.join("history.csv")).unwrap();
+    assert!(history.starts_with("games,LmrBase,TimeSoftPermille\n"), "{history}");
+    assert_eq!(history_games(&out), vec![0, 4, 8, 12]);
+    let tuner = spsa::Tuner::load(&out.join("state.json")).unwrap();
+    assert_eq!(tuner.params()[1].scale, spsa::Scale::Log);
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("tune.json")).unwrap()).unwrap();
+    assert_eq!(config["engine"]["name"], "lp");
+    assert_eq!(config["games"], 12);
+
+    // A new run into the same directory is refused.
+    let again = run_arena(&args, Duration::from_secs(20));
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_parameters_stop_the_run_before_anything_is_written() {
+    let dir = scratch("tune-bad");
+    let engine = format!("cmd={}", leaper_bin().display());
+    let run = |params: &str, name: &str| {
+        let file = dir.join(format!("{name}.txt"));
+        std::fs::write(&file, params).unwrap();
+        let out = dir.join(name);
+        let result = run_arena(
+            &strings(&[
+                "tune",
+                "--quiet",
+                "--engine",
+                &engine,
+                "nodes=1000",
+                "--params",
+                file.to_str().unwrap(),
+                "--games",
+                "8",
+                "--out",
+                out.to_str().unwrap(),
+            ]),
+            Duration::from_secs(20),
+        );
+        assert!(!result.status.success(), "{name} was accepted");
+        assert!(!out.join("tune.json").exists() && !out.join("state.json").exists());
+        String::from_utf8_lossy(&result.stderr).into_owned()
+    };
+    let bad_line = run(
+        "LmrBase, int, 75, 0, 300, 10, 0.002\nLmrStart, int, five, 1, 20, 1, 0.002\n",
+        "line",
+    );
+    assert!(bad_line.contains("line 2"), "{bad_line}");
+    let unknown = run("NoSuchOption, int, 5, 0, 10, 1, 0.002\n", "unknown");
+    assert!(unknown.contains("NoSuchOption"), "{unknown}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
