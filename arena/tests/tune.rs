@@ -222,3 +222,39 @@ fn bad_parameters_stop_the_run_before_anything_is_written() {
     assert!(unknown.contains("NoSuchOption"), "{unknown}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_flags_are_documented_and_a_missing_run_is_reported() {
+    let help = stdout(&run_ok(&strings(&["tune", "--help"]), Duration::from_secs(10)));
+    for flag in [
+        "--engine",
+        "--each",
+        "--params",
+        "--games",
+        "--concurrency",
+        "--pairs-per-trial",
+        "--openings",
+        "--seed",
+        "--out",
+        "--resume",
+        "--quiet",
+    ] {
+        assert!(help.contains(flag), "{flag} missing from:\n{help}");
+    }
+    let dir = scratch("tune-none");
+    let out = run_arena(
+        &strings(&["tune", "--resume", dir.to_str().unwrap()]),
+        Duration::from_secs(10),
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no tuning run"));
+    let both = run_arena(
+        &strings(&["tune", "--resume", dir.to_str().unwrap(), "--games", "10"]),
+        Duration::from_secs(10),
+    );
+    assert!(!both.status.success());
+    let none = run_arena(&strings(&["tune", "--games", "10"]), Duration::from_secs(10));
+    assert!(!none.status.success());
+    assert!(String::from_utf8_lossy(&none.stderr).contains("--engine"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
