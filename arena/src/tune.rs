@@ -333,7 +333,9 @@ pub fn start_tune(
     } else {
         out.to_path_buf()
     };
-    if out.join(TUNE_FILE).exists() || out.join(STATE_FILE).exists() {
+    // tune.json is written last: without it, files left by a start that was
+    // killed before its first game are replaced.
+    if out.join(TUNE_FILE).exists() {
         return Err(TuneError::Exists(out));
     }
     let tuner = Tuner::new(
