@@ -13,6 +13,16 @@
 use crate::rules::{Color, Setup};
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+/// The book that ships inside the engine (`engine/data/book.txt`, made by
+/// `arena openings generate`), read once on first use.
+pub fn builtin() -> Arc<Book> {
+    static BUILTIN: OnceLock<Arc<Book>> = OnceLock::new();
+    BUILTIN
+        .get_or_init(|| Arc::new(Book::parse(include_str!("../data/book.txt")).0))
+        .clone()
+}
 
 /// One line of a book: a setup pair and what a search thought of it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -261,6 +271,15 @@ mod tests {
         assert_eq!(mirrored.eval, -40);
         let unknown = Setup::first();
         assert!(book.replies(&unknown).is_empty());
+    }
+
+    #[test]
+    fn the_builtin_book_reads_cleanly() {
+        let (book, errors) = Book::parse(include_str!("../data/book.txt"));
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(book.len() >= 100);
+        assert_eq!(builtin().len(), book.len());
+        assert!(!book.red_choices().is_empty());
     }
 
     #[test]

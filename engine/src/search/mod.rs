@@ -46,10 +46,12 @@ pub use setup::{candidates as setup_candidates, heuristic as setup_heuristic};
 pub use time::{Budget, Clock, own_moves_left};
 pub use tt::{Table, TableError};
 
+use crate::book::Book;
 use crate::rules::{Color, GameMove, MAX_PLY, Move, Position, Role, Setup};
 use alphabeta::{Context, Deadline, Setting, wazir_attack};
 use ordering::{Frame, Heuristics};
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -194,6 +196,8 @@ pub struct Searcher<E: Evaluator = crate::eval::Eval> {
     threads: usize,
     eval: E,
     seed: u64,
+    /// The setup book and how many of its best Red setups to choose among.
+    book: Option<(Arc<Book>, usize)>,
 }
 
 impl Searcher<crate::eval::Eval> {
@@ -212,6 +216,8 @@ const SETUP_NODES: u64 = 3_000;
 /// Random setups sampled, and how many of the best are searched.
 const SETUP_SAMPLES: usize = 200;
 const SETUP_FINALISTS: usize = 6;
+/// Book replies searched against a Red setup the book does not know.
+const BOOK_FINALISTS: usize = 12;
 
 /// The most search threads.
 pub const MAX_THREADS: usize = 256;
@@ -297,6 +303,7 @@ impl<E: Evaluator + Sync> Searcher<E> {
             threads: 1,
             eval,
             seed: 0,
+            book: None,
         })
     }
 
@@ -330,6 +337,14 @@ impl<E: Evaluator + Sync> Searcher<E> {
     /// the same setup).
     pub fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
+    }
+
+    /// Plays setups from `book` (`None`: no book). As Red it picks among
+    /// the `variety` best entries (1: always the best; the choice follows
+    /// the seed); as Blue it answers a Red setup the book knows (or its
+    /// mirror) at once, and otherwise searches the book's replies.
+    pub fn set_book(&mut self, book: Option<Arc<Book>>, variety: usize) {
+        self.book = book.map(|b| (b, variety.max(1)));
     }
 
     /// The evaluator.
@@ -602,7 +617,33 @@ impl<E: Evaluator + Sync> Searcher<E> {
         let color = pos.turn();
         let mut rng = rand::rngs::StdRng::seed_from_u64(self.seed ^ pos.hash() ^ 0x5e70_5e70);
         let opponent = (color == Color::Blue).then(|| red_setup(pos)).flatten();
-        let finalists = setup::candidates(&mut rng, color, opponent.as_ref(), SETUP_SAMPLES, SETUP_FINALISTS);
+        if let Some((book, variety)) = &self.book {
+            // Scores in the book are Red's view.
+            let known = match (color, opponent) {
+                (Color::Red, _) => book
+                    .choose_red(*variety, |n| rng.random_range(0..n))
+                    .map(|red| (red, book.best_reply(&red).map_or(0, |e| e.eval))),
+                (Color::Blue, Some(red)) => book.best_reply(&red).map(|e| (e.blue, -e.eval)),
+                (Color::Blue, None) => None,
+            };
+            if let Some((setup, score)) = known {
+                return self.setup_result(setup, score, 0, limits, reporter);
+            }
+        }
+        let finalists = match &self.book {
+            // A Red setup the book does not know: search the book's replies.
+            Some((book, _)) if color == Color::Blue && !book.is_empty() => {
+                let mut replies: Vec<(Setup, i32)> = book
+                    .blue_candidates()
+                    .into_iter()
+                    .map(|s| (s, setup::heuristic(&s, color, opponent.as_ref())))
+                    .collect();
+                replies.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.rank().cmp(&b.0.rank())));
+                replies.truncate(BOOK_FINALISTS);
+                replies
+            }
+            _ => setup::candidates(&mut rng, color, opponent.as_ref(), SETUP_SAMPLES, SETUP_FINALISTS),
+        };
         let mut nodes = 0;
         let mut chosen: Option<(Setup, i32, i32)> = None;
         for &(setup, heuristic) in &finalists {
@@ -634,6 +675,18 @@ impl<E: Evaluator + Sync> Searcher<E> {
             }
         }
         let (setup, _, score) = chosen.unwrap_or((Setup::first(), 0, 0));
+        self.setup_result(setup, score, nodes, limits, reporter)
+    }
+
+    /// Reports a chosen setup as a one-move iteration and returns it.
+    fn setup_result(
+        &self,
+        setup: Setup,
+        score: i32,
+        nodes: u64,
+        limits: &Limits,
+        reporter: &mut dyn Reporter,
+    ) -> SearchResult {
         let elapsed = limits.start.elapsed();
         let best = GameMove::Setup(setup);
         reporter.iteration(&Iteration {

@@ -79,6 +79,7 @@ pub fn play(
 ) -> Result<GameSummary, CodeCupError> {
     let mut searcher = Searcher::new(config.hash_mb)?;
     searcher.set_seed(config.seed);
+    searcher.set_book(Some(crate::book::builtin()), 1);
     let params = Params::default();
     let signals = Signals::default();
     let mut pos = Position::new();

@@ -105,11 +105,19 @@ pub enum ServerError {
 /// Work for the search thread.
 enum Job {
     Search(Box<SearchJob>),
-    Perft { pos: Box<Position>, depth: u32 },
+    Perft {
+        pos: Box<Position>,
+        depth: u32,
+    },
     Resize(usize),
     Clear,
     Seed(u64),
     Threads(usize),
+    /// `OwnBook` and `BookVariety`.
+    Book {
+        on: bool,
+        variety: usize,
+    },
 }
 
 struct SearchJob {
@@ -205,6 +213,10 @@ fn worker_loop(mut searcher: Searcher, jobs: Receiver<Job>, events: Sender<Event
                 searcher.set_threads(threads);
                 continue;
             }
+            Job::Book { on, variety } => {
+                searcher.set_book(on.then(crate::book::builtin), variety);
+                continue;
+            }
         };
         if events.send(event).is_err() {
             break;
@@ -276,7 +288,11 @@ impl Server {
     /// [`ServerError`] if the hash table or the thread cannot be had.
     pub fn new(out: Output) -> Result<Server, ServerError> {
         let options = EngineOptions::default();
-        let searcher = Searcher::new(options.hash_mb)?;
+        let mut searcher = Searcher::new(options.hash_mb)?;
+        searcher.set_book(
+            options.own_book.then(crate::book::builtin),
+            options.book_variety as usize,
+        );
         let signals = Arc::new(Signals::default());
         let (job_tx, job_rx) = crossbeam_channel::unbounded();
         let (event_tx, event_rx) = crossbeam_channel::unbounded();
@@ -477,6 +493,12 @@ impl Server {
                 }
                 if next.threads != self.options.threads {
                     self.submit(Job::Threads(next.threads as usize));
+                }
+                if (next.own_book, next.book_variety) != (self.options.own_book, self.options.book_variety) {
+                    self.submit(Job::Book {
+                        on: next.own_book,
+                        variety: next.book_variety as usize,
+                    });
                 }
                 self.options = next;
             }

@@ -1,5 +1,5 @@
 //! The engine's UCI options: the standard ones (`Hash`, `Threads`,
-//! `MoveOverhead`, `OwnBook`, `MultiPV`, `Ponder`, `Seed`), the `Eval`
+//! `MoveOverhead`, `OwnBook`, `BookVariety`, `MultiPV`, `Ponder`, `Seed`), the `Eval`
 //! combo (which evaluation: `material`, `psq` or `full`), one `spin` per
 //! tunable of [`Params`] and one `check` per feature switch (`NullMove`,
 //! `Lmr`, ...), all listed by `uci` and set by `setoption`.
@@ -22,8 +22,10 @@ pub struct EngineOptions {
     pub threads: u32,
     /// `MoveOverhead`: ms kept back from every move for GUI and pipes.
     pub move_overhead_ms: u64,
-    /// `OwnBook`: play setups from a book (no book yet).
+    /// `OwnBook`: play setups from the built-in book.
     pub own_book: bool,
+    /// `BookVariety`: as Red, choose among this many of the book's best setups.
+    pub book_variety: u32,
     /// `MultiPV`: lines reported (1).
     pub multipv: u32,
     /// `Ponder`: the GUI may send `go ponder`.
@@ -40,7 +42,8 @@ impl Default for EngineOptions {
             hash_mb: DEFAULT_HASH_MB,
             threads: 1,
             move_overhead_ms: 10,
-            own_book: false,
+            own_book: true,
+            book_variety: 1,
             multipv: 1,
             ponder: false,
             seed: 0,
@@ -54,6 +57,7 @@ pub const DEFAULT_HASH_MB: usize = 16;
 const MAX_HASH_MB: i64 = 65_536;
 const MAX_OVERHEAD_MS: i64 = 5_000;
 const MAX_SEED: i64 = i32::MAX as i64;
+const MAX_BOOK_VARIETY: i64 = 1000;
 
 /// A change `setoption` asks for, checked and ready to apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,12 +113,13 @@ impl From<ParamError> for OptionError {
 }
 
 /// The standard spin options: name, range.
-const SPINS: [(&str, i64, i64); 5] = [
+const SPINS: [(&str, i64, i64); 6] = [
     ("Hash", 1, MAX_HASH_MB),
     ("Threads", 1, MAX_THREADS as i64),
     ("MoveOverhead", 0, MAX_OVERHEAD_MS),
     ("MultiPV", 1, 1),
     ("Seed", 0, MAX_SEED),
+    ("BookVariety", 1, MAX_BOOK_VARIETY),
 ];
 const CHECKS: [&str; 2] = ["OwnBook", "Ponder"];
 const EVAL_OPTION: &str = "Eval";
@@ -126,6 +131,7 @@ impl EngineOptions {
             "Threads" => i64::from(self.threads),
             "MoveOverhead" => self.move_overhead_ms as i64,
             "MultiPV" => i64::from(self.multipv),
+            "BookVariety" => i64::from(self.book_variety),
             _ => self.seed as i64,
         }
     }
@@ -199,6 +205,7 @@ impl EngineOptions {
                 "Threads" => next.threads = n as u32,
                 "MoveOverhead" => next.move_overhead_ms = n as u64,
                 "MultiPV" => next.multipv = n as u32,
+                "BookVariety" => next.book_variety = n as u32,
                 _ => next.seed = n as u64,
             }
             return Ok(Change::Options(next));
