@@ -1,4 +1,4 @@
-//! The example session of `engine/README-snippet.md` stays true to the
+//! The example session of `engine/README.md` stays true to the
 //! protocol: every line sent parses as a command (or, if it shows a
 //! mistake, is answered with an error) and every line received parses as
 //! an engine message (`...` elides lines).
@@ -8,7 +8,7 @@ use std::path::Path;
 
 #[test]
 fn the_example_session_parses() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README-snippet.md");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
     let text = std::fs::read_to_string(&path).unwrap();
     let session = text
         .split("### Example session")

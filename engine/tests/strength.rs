@@ -3,7 +3,7 @@
 //! 95% in 100 games against itself searching one ply. Every game is seeded
 //! (the random mover's choices and the engines' `Seed` option, which varies
 //! their setups), so the results are the same on every run; the margins
-//! measured when the test was written are in `engine/README-snippet.md`.
+//! measured when the test was written are in `engine/README.md`.
 
 mod process;
 

@@ -1,4 +1,4 @@
-//! Keeps the example session in README-snippet.md true: every line the
+//! Keeps the example session in README.md true: every line the
 //! engine sends there is canonical, every GUI line parses (or fails with
 //! the error the engine is shown answering).
 
@@ -6,12 +6,12 @@ use protocol::{Command, EngineMessage, Info};
 
 #[test]
 fn the_readme_session_is_canonical() {
-    let readme = include_str!("../README-snippet.md");
+    let readme = include_str!("../README.md");
     let session = readme
         .split("### Example session\n```\n")
         .nth(1)
         .and_then(|s| s.split("```").next())
-        .expect("README-snippet.md has an example session");
+        .expect("README.md has an example session");
     let mut last_error = None;
     let mut checked = 0;
     for line in session.lines() {
