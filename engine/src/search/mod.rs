@@ -198,6 +198,9 @@ pub struct Searcher<E: Evaluator = crate::eval::Eval> {
     seed: u64,
     /// The setup book and how many of its best Red setups to choose among.
     book: Option<(Arc<Book>, usize)>,
+    /// Setups chosen so far (kept across `clear`): successive games of one
+    /// process draw different setups, reproducibly from the seed.
+    setups_chosen: u64,
 }
 
 impl Searcher<crate::eval::Eval> {
@@ -304,6 +307,7 @@ impl<E: Evaluator + Sync> Searcher<E> {
             eval,
             seed: 0,
             book: None,
+            setups_chosen: 0,
         })
     }
 
@@ -333,8 +337,9 @@ impl<E: Evaluator + Sync> Searcher<E> {
         self.helpers.truncate(self.threads - 1);
     }
 
-    /// Seeds the sampling of setups (0 by default: the same position gets
-    /// the same setup).
+    /// Seeds the sampling of setups (0 by default). With the same seed, a
+    /// fresh searcher repeats its sequence of setups; each setup it chooses
+    /// moves the sequence on, so successive games differ.
     pub fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
     }
@@ -615,7 +620,9 @@ impl<E: Evaluator + Sync> Searcher<E> {
         reporter: &mut dyn Reporter,
     ) -> SearchResult {
         let color = pos.turn();
-        let mut rng = rand::rngs::StdRng::seed_from_u64(self.seed ^ pos.hash() ^ 0x5e70_5e70);
+        let game = self.setups_chosen.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.setups_chosen += 1;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(self.seed ^ pos.hash() ^ 0x5e70_5e70 ^ game);
         let opponent = (color == Color::Blue).then(|| red_setup(pos)).flatten();
         if let Some((book, variety)) = &self.book {
             // Scores in the book are Red's view.

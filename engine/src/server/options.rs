@@ -30,7 +30,7 @@ pub struct EngineOptions {
     pub multipv: u32,
     /// `Ponder`: the GUI may send `go ponder`.
     pub ponder: bool,
-    /// `Seed`: varies the sampled setups (0: the same every game).
+    /// `Seed`: seeds the choice of setups (a fresh process repeats its sequence; successive games differ).
     pub seed: u64,
     /// `Eval`: the evaluation (the server applies it process-wide).
     pub eval: EvalKind,
@@ -211,18 +211,7 @@ impl EngineOptions {
             return Ok(Change::Options(next));
         }
         if let Some(&option) = CHECKS.iter().find(|n| same_name(n, name)) {
-            let text = value.ok_or(OptionError::MissingValue(option))?.trim();
-            let on = if text.eq_ignore_ascii_case("true") {
-                true
-            } else if text.eq_ignore_ascii_case("false") {
-                false
-            } else {
-                return Err(OptionError::BadValue {
-                    name: option.to_string(),
-                    value: text.chars().take(40).collect(),
-                    expected: "true or false",
-                });
-            };
+            let on = check_value(option, value.ok_or(OptionError::MissingValue(option))?)?;
             let mut next = *self;
             match option {
                 "OwnBook" => next.own_book = on,
@@ -241,18 +230,7 @@ impl EngineOptions {
         }
         let name = name.split_ascii_whitespace().collect::<Vec<_>>().join(" ");
         if let Some(switch) = Params::SWITCHES.iter().find(|s| s.is_named(&name)) {
-            let text = value.unwrap_or_default().trim();
-            let on = if text.eq_ignore_ascii_case("true") {
-                true
-            } else if text.eq_ignore_ascii_case("false") {
-                false
-            } else {
-                return Err(OptionError::BadValue {
-                    name: switch.uci_name(),
-                    value: text.chars().take(40).collect(),
-                    expected: "true or false",
-                });
-            };
+            let on = check_value(&switch.uci_name(), value.unwrap_or_default())?;
             let mut next = *params;
             next.set_switch(switch.field, on)?;
             return Ok(Change::Params(next));
@@ -277,6 +255,22 @@ impl EngineOptions {
         let mut next = *params;
         next.set(tunable.field, n)?;
         Ok(Change::Params(next))
+    }
+}
+
+/// The value of a `check` option: `true` or `false`, any case.
+fn check_value(name: &str, value: &str) -> Result<bool, OptionError> {
+    let text = value.trim();
+    if text.eq_ignore_ascii_case("true") {
+        Ok(true)
+    } else if text.eq_ignore_ascii_case("false") {
+        Ok(false)
+    } else {
+        Err(OptionError::BadValue {
+            name: name.to_string(),
+            value: text.chars().take(40).collect(),
+            expected: "true or false",
+        })
     }
 }
 
