@@ -42,10 +42,16 @@ fn red_plays_the_books_best_setup_and_blue_answers_from_the_book() {
     let (blue, took) = best(&mut e, "go wtime 30000 btime 30000");
     let expected = book.best_reply(&entry.red).expect("known setup");
     assert_eq!(blue, expected.blue.to_text(Color::Blue));
-    assert!(took < Duration::from_secs(2), "a book answer is immediate, took {took:?}");
+    assert!(
+        took < Duration::from_secs(2),
+        "a book answer is immediate, took {took:?}"
+    );
 
     // The mirrored Red setup gets the mirrored reply.
-    e.send(&format!("position startpos moves {}", entry.red.mirror().to_text(Color::Red)));
+    e.send(&format!(
+        "position startpos moves {}",
+        entry.red.mirror().to_text(Color::Red)
+    ));
     let (blue, _) = best(&mut e, "go wtime 30000 btime 30000");
     assert_eq!(blue, expected.blue.mirror().to_text(Color::Blue));
 }
@@ -54,13 +60,18 @@ fn red_plays_the_books_best_setup_and_blue_answers_from_the_book() {
 fn a_novel_red_setup_is_answered_legally_within_the_budget() {
     let book = builtin();
     // A Red setup that is in neither the book nor its mirror.
-    let novel = Setup::all().find(|s| book.replies(s).is_empty()).expect("a setup outside the book");
+    let novel = Setup::all()
+        .find(|s| book.replies(s).is_empty())
+        .expect("a setup outside the book");
     let mut e = engine();
     e.send(&format!("position startpos moves {}", novel.to_text(Color::Red)));
     let (blue, took) = best(&mut e, "go wtime 1000 btime 1000");
     let (setup, color) = Setup::parse(&blue).expect("a setup");
     assert_eq!(color, Color::Blue);
-    assert!(book.blue_candidates().contains(&setup), "searched among the book's replies");
+    assert!(
+        book.blue_candidates().contains(&setup),
+        "searched among the book's replies"
+    );
     assert!(took < Duration::from_millis(1000), "took {took:?} of a 1000 ms clock");
 }
 
@@ -86,5 +97,8 @@ fn book_variety_and_own_book_change_the_choice() {
     e.send("position startpos");
     let (red, _) = best(&mut e, "go wtime 30000 btime 30000");
     let (setup, _) = Setup::parse(&red).unwrap();
-    assert!(book.replies(&setup).is_empty(), "without the book the sampled search chose {red}");
+    assert!(
+        book.replies(&setup).is_empty(),
+        "without the book the sampled search chose {red}"
+    );
 }
