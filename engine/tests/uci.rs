@@ -99,7 +99,15 @@ fn options_are_listed_with_types_and_ranges_and_match_spsa() {
     }
     assert!(matches!(kind("MoveOverhead"), OptionKind::Spin { min: 0, .. }));
     assert!(matches!(kind("MultiPV"), OptionKind::Spin { default: 1, .. }));
-    assert_eq!(kind("OwnBook"), OptionKind::Check { default: false });
+    assert_eq!(kind("OwnBook"), OptionKind::Check { default: true });
+    assert!(matches!(
+        kind("BookVariety"),
+        OptionKind::Spin {
+            default: 1,
+            min: 1,
+            max: 1000
+        }
+    ));
     assert_eq!(kind("Ponder"), OptionKind::Check { default: false });
 
     engine.send("spsa");
