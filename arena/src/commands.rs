@@ -201,17 +201,7 @@ impl Progress {
             ProgressDrawTarget::stderr()
         });
         let games = multi.add(ProgressBar::new(config.total_games()));
-        games.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:32.cyan/blue} {pos}/{len} games  {rate}  ETA {eta}",
-            )
-            .map(|style| {
-                style.with_key("rate", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
-                    let _ = write!(w, "{:.2} games/s", state.per_sec());
-                })
-            })
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
+        games.set_style(games_style(""));
         games.enable_steady_tick(Duration::from_millis(200));
         let stats = multi.add(ProgressBar::new(0));
         stats.set_style(ProgressStyle::with_template("  {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()));
@@ -490,4 +480,19 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The style of a games progress bar (shared by matches and `arena tune`):
+/// spinner, elapsed time, bar, games done, games per second and ETA, then
+/// `suffix` (for example a second line).
+pub(crate) fn games_style(suffix: &str) -> ProgressStyle {
+    ProgressStyle::with_template(&format!(
+        "{{spinner}} [{{elapsed_precise}}] {{bar:32.cyan/blue}} {{pos}}/{{len}} games  {{rate}}  ETA {{eta}}{suffix}"
+    ))
+    .map(|style| {
+        style.with_key("rate", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{:.2} games/s", state.per_sec());
+        })
+    })
+    .unwrap_or_else(|_| ProgressStyle::default_bar())
 }

@@ -14,7 +14,7 @@ use arena::{
     DEFAULT_STALLTIME_MS, EngineFailure, EngineSpec, OpeningsConfig, Proto, TuneConfig, TuneObserver, TuneReport,
 };
 use clap::{ArgAction, Args};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget};
 use spsa::Tuner;
 
 /// The flags of `arena tune`.
@@ -95,17 +95,7 @@ impl Progress {
                 ProgressDrawTarget::stderr()
             },
         );
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:32.cyan/blue} {pos}/{len} games  {rate}  ETA {eta}\n  {wide_msg}",
-            )
-            .map(|style| {
-                style.with_key("rate", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
-                    let _ = write!(w, "{:.2} games/s", state.per_sec());
-                })
-            })
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
+        bar.set_style(crate::commands::games_style("\n  {wide_msg}"));
         bar.enable_steady_tick(Duration::from_millis(200));
         Self { bar, quiet }
     }

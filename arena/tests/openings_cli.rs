@@ -23,10 +23,8 @@ fn read(path: &PathBuf) -> Book {
     book
 }
 
-#[test]
-fn a_sampled_suite_is_balanced_by_the_engine_and_varied() {
-    let dir = temp_dir("suite");
-    let out = dir.join("suite.txt");
+/// Writes a 12-pair sampled suite (seed 9, depth 2, |eval| <= 2000) to `out` and reads it back.
+fn sampled_suite(out: &PathBuf) -> Book {
     let status = arena()
         .args([
             "openings",
@@ -41,11 +39,18 @@ fn a_sampled_suite_is_balanced_by_the_engine_and_varied() {
             "9",
             "--out",
         ])
-        .arg(&out)
+        .arg(out)
         .status()
         .unwrap();
     assert!(status.success());
-    let suite = read(&out);
+    read(out)
+}
+
+#[test]
+fn a_sampled_suite_is_balanced_by_the_engine_and_varied() {
+    let dir = temp_dir("suite");
+    let out = dir.join("suite.txt");
+    let suite = sampled_suite(&out);
     assert_eq!(suite.len(), 12);
     let reds: HashSet<_> = suite.entries().iter().map(|e| canonical_red(&e.red)).collect();
     assert_eq!(reds.len(), 12, "no two pairs share a red setup, even mirrored");
@@ -59,26 +64,7 @@ fn a_sampled_suite_is_balanced_by_the_engine_and_varied() {
         );
     }
     // The same seed gives the same suite.
-    let again = dir.join("again.txt");
-    let status = arena()
-        .args([
-            "openings",
-            "suite",
-            "--count",
-            "12",
-            "--max-eval",
-            "2000",
-            "--depth",
-            "2",
-            "--seed",
-            "9",
-            "--out",
-        ])
-        .arg(&again)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    assert_eq!(read(&again).entries(), suite.entries());
+    assert_eq!(sampled_suite(&dir.join("again.txt")).entries(), suite.entries());
     // A suite drawn from that file as a book keeps its bound.
     let from_book = dir.join("from-book.txt");
     let status = arena()
