@@ -10,8 +10,10 @@
 pub mod book;
 pub mod eval;
 pub mod replay;
-pub mod rules;
 pub mod search;
 pub mod server;
 
-pub use rules::*;
+/// The rules live in their own crate, `leaper-rules`; they are re-exported
+/// here so that engine code and its users name them in one place.
+pub use leaper_rules as rules;
+pub use leaper_rules::*;

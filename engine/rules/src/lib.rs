@@ -1,6 +1,8 @@
 //! The rules of 0.1: everything needed to play a legal game and nothing of
-//! how to play it well. The search builds on this module; so do the arena
-//! (to check moves) and the book tools.
+//! how to play it well. A crate of its own (`leaper-rules`, in the engine's
+//! folder) so that a user who wants only the rules, a trainer that wants
+//! only the rules and the features, the arena (to check moves) and the book
+//! tools need not take the search with them. It depends on nothing of ours.
 
 mod bitboard;
 mod moves;
