@@ -5,9 +5,8 @@
 //! one of pair scores, which is what makes pairs worth playing.
 
 use crate::elo::{NELO_PER_T, elo_from_score};
-use crate::mle::{PENTANOMIAL_POINTS, TRINOMIAL_POINTS, empirical, mean_variance};
+use crate::mle::{Frequencies, PENTANOMIAL_POINTS, TRINOMIAL_POINTS, empirical, mean_variance};
 use crate::normal::{Z95, normal_cdf};
-use crate::tally::Frequencies;
 
 /// What a tally says about the strength of the player it counts for.
 ///

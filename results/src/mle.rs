@@ -41,6 +41,18 @@ const FIXED_POINT_TOLERANCE: f64 = 1e-12;
 /// 0 to the requested one when the direct iteration fails.
 const CONTINUATION_STEPS: usize = 200;
 
+/// The counts of a tally, from the lowest score to the highest, with the
+/// number of outcomes fixed by the variant: what the estimates and the
+/// GSPRT compute from. Public only inside this private module, so that the
+/// sealed trait behind [`crate::Tally`] may return it.
+#[derive(Clone, Copy, Debug)]
+pub enum Frequencies {
+    /// Losses, draws, wins of single games.
+    Trinomial([u64; 3]),
+    /// Pair scores 0, 1/4, 1/2, 3/4, 1.
+    Pentanomial([u64; 5]),
+}
+
 /// A tally as a probability distribution over its outcomes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Empirical<const N: usize> {

@@ -8,8 +8,8 @@
 use thiserror::Error;
 
 use crate::elo::NELO_PER_T;
-use crate::mle::{PENTANOMIAL_POINTS, TRINOMIAL_POINTS, llr_logistic, llr_t_value};
-use crate::tally::{Frequencies, Tally, frequencies_of};
+use crate::mle::{Frequencies, PENTANOMIAL_POINTS, TRINOMIAL_POINTS, llr_logistic, llr_t_value};
+use crate::tally::{Tally, frequencies_of};
 
 /// The Elo scale in which `elo0` and `elo1` are expressed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

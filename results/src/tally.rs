@@ -7,6 +7,7 @@ use std::iter::Sum;
 use std::ops::{Add, AddAssign};
 
 use crate::estimate::{Estimates, estimates_of};
+use crate::mle::Frequencies;
 
 /// The result of one game from one player's side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -146,19 +147,8 @@ impl Pentanomial {
     }
 }
 
-pub(crate) use sealed::Frequencies;
-
 mod sealed {
-    /// The counts of a tally, from the lowest score to the highest, with the
-    /// number of outcomes fixed by the variant. Public only inside this
-    /// private module, so that the sealed trait below may return it.
-    #[derive(Clone, Copy, Debug)]
-    pub enum Frequencies {
-        /// Losses, draws, wins of single games.
-        Trinomial([u64; 3]),
-        /// Pair scores 0, 1/4, 1/2, 3/4, 1.
-        Pentanomial([u64; 5]),
-    }
+    use crate::mle::Frequencies;
 
     /// Keeps [`super::Tally`] to the two tallies of this crate.
     pub trait Sealed {
