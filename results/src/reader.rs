@@ -1,9 +1,13 @@
-//! Reading game record files back: rows become [`GameRecord`]s, damaged
-//! rows (a torn last line from a killed run, a field that does not parse)
-//! are skipped and reported with their file and line, and several files
-//! merge into one [`RecordSet`] whose games turn into tallies, crosstables
-//! and rating tables. A bad row never stops the reading; only a missing
-//! file or one that is not a record file at all is an error.
+//! Reading game record files back: rows become [`GameRecord`]s, and
+//! several files merge into one [`RecordSet`] whose games turn into
+//! tallies, crosstables and rating tables.
+//!
+//! The reader is strict where the numbers would otherwise be wrong, and
+//! forgiving only of what a crash leaves: a torn last line (the game being
+//! written when the run was killed) is dropped and reported once, while any
+//! other damaged row (a missing column, a bad result string), a game id
+//! recorded twice (a hand-merged or doubly-written record) or the same file
+//! named twice stops the reading with the file, the line and the column.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -35,9 +39,69 @@ pub enum ReadError {
         /// Its first line, as far as it is text.
         found: String,
     },
+    /// A row other than a torn last line is damaged.
+    #[error("{0}")]
+    Row(DamagedRow),
+    /// A game id is recorded more than once; counting it would count the
+    /// game twice.
+    #[error(
+        "{path}: game {game} is recorded on lines {}{}",
+        join_lines(lines),
+        others_note(*other_ids)
+    )]
+    DuplicateGame {
+        /// The file concerned.
+        path: PathBuf,
+        /// The first id, in file order, that is recorded twice.
+        game: u64,
+        /// Every line that records it.
+        lines: Vec<u64>,
+        /// How many other ids are recorded more than once.
+        other_ids: usize,
+    },
+    /// A row names a player the caller does not know (see
+    /// [`RecordFile::check_players`]).
+    #[error(
+        "{path}:{line}: column {column} ({field}): unknown player {name:?} (this run's players: {})",
+        known.join(", ")
+    )]
+    UnknownPlayer {
+        /// The file concerned.
+        path: PathBuf,
+        /// The row's line.
+        line: u64,
+        /// The column, numbered from 1.
+        column: usize,
+        /// `red` or `blue`.
+        field: &'static str,
+        /// The name found.
+        name: String,
+        /// The names allowed.
+        known: Vec<String>,
+    },
+    /// The same file was named twice; its games would count twice.
+    #[error("{0} is named twice")]
+    SameFileTwice(PathBuf),
 }
 
-/// A row that was skipped, and why.
+/// `3 and 9`, `3, 9 and 12`.
+fn join_lines(lines: &[u64]) -> String {
+    let text: Vec<String> = lines.iter().map(u64::to_string).collect();
+    match text.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => text.join(""),
+    }
+}
+
+fn others_note(other_ids: usize) -> String {
+    match other_ids {
+        0 => String::new(),
+        1 => " (and 1 other id is recorded more than once)".to_owned(),
+        n => format!(" (and {n} other ids are recorded more than once)"),
+    }
+}
+
+/// A damaged row: where it is and what is wrong with it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DamagedRow {
     /// The file it is in.
@@ -68,18 +132,19 @@ pub struct LocatedRecord {
 pub struct RecordFile {
     /// The file read.
     pub path: PathBuf,
-    /// Its valid games, in file order.
+    /// Its games, in file order.
     pub games: Vec<LocatedRecord>,
-    /// Its skipped rows, in file order.
+    /// What was dropped: at most the torn last line of a killed run, for
+    /// the caller to warn about (every other damage is a [`ReadError`]).
     pub damaged: Vec<DamagedRow>,
 }
 
 /// Reads one record file.
 ///
 /// # Errors
-/// [`ReadError::Io`] when it cannot be read; [`ReadError::Header`] when its
-/// first line is not the record header. Damaged rows are not errors: they
-/// are listed in [`RecordFile::damaged`].
+/// [`ReadError::Io`] when it cannot be read; otherwise as
+/// [`parse_record_file`]. A torn last line is not an error: it is dropped
+/// and listed in [`RecordFile::damaged`].
 pub fn read_record_file(path: impl AsRef<Path>) -> Result<RecordFile, ReadError> {
     let path = path.as_ref();
     let bytes = std::fs::read(path).map_err(|source| ReadError::Io {
@@ -92,8 +157,19 @@ pub fn read_record_file(path: impl AsRef<Path>) -> Result<RecordFile, ReadError>
 /// Reads several record files into one set.
 ///
 /// # Errors
-/// The first file that [`read_record_file`] refuses.
+/// The first file that [`read_record_file`] refuses;
+/// [`ReadError::SameFileTwice`] when a file is named twice (by any path).
 pub fn read_record_files<P: AsRef<Path>>(paths: &[P]) -> Result<RecordSet, ReadError> {
+    let mut seen = Vec::new();
+    for path in paths {
+        let path = path.as_ref();
+        if let Ok(real) = std::fs::canonicalize(path) {
+            if seen.contains(&real) {
+                return Err(ReadError::SameFileTwice(path.to_path_buf()));
+            }
+            seen.push(real);
+        }
+    }
     let files = paths.iter().map(read_record_file).collect::<Result<_, _>>()?;
     Ok(RecordSet { files })
 }
@@ -101,7 +177,9 @@ pub fn read_record_files<P: AsRef<Path>>(paths: &[P]) -> Result<RecordSet, ReadE
 /// Parses the contents of a record file; `path` only labels reports.
 ///
 /// # Errors
-/// [`ReadError::Header`] when the first line is not the record header.
+/// [`ReadError::Header`] when the first line is not the record header;
+/// [`ReadError::Row`] for the first damaged row other than a torn last
+/// line; [`ReadError::DuplicateGame`] when a game id is recorded twice.
 pub fn parse_record_file(path: impl AsRef<Path>, bytes: &[u8]) -> Result<RecordFile, ReadError> {
     let path = path.as_ref().to_path_buf();
     let mut file = RecordFile {
@@ -155,13 +233,12 @@ pub fn parse_record_file(path: impl AsRef<Path>, bytes: &[u8]) -> Result<RecordF
         }
         match GameRecord::from_fields(&row) {
             Ok(record) => file.games.push(LocatedRecord { line, record }),
-            Err(error) => file.damaged.push(DamagedRow {
-                path: path.clone(),
-                line,
-                error,
-            }),
+            Err(error) => {
+                return Err(ReadError::Row(DamagedRow { path, line, error }));
+            }
         }
     }
+    check_unique_ids(&file)?;
     if !tail.is_empty() {
         file.damaged.push(DamagedRow {
             path,
@@ -172,15 +249,66 @@ pub fn parse_record_file(path: impl AsRef<Path>, bytes: &[u8]) -> Result<RecordF
     Ok(file)
 }
 
+/// Refuses a file in which a game id is recorded more than once.
+fn check_unique_ids(file: &RecordFile) -> Result<(), ReadError> {
+    let mut lines: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    for game in &file.games {
+        lines.entry(game.record.game).or_default().push(game.line);
+    }
+    let mut repeated: Vec<(u64, &Vec<u64>)> = lines
+        .iter()
+        .filter(|(_, at)| at.len() > 1)
+        .map(|(&game, at)| (game, at))
+        .collect();
+    // The first repeated id in file order: the one whose second line is
+    // first, so the message names what a reader meets first.
+    repeated.sort_by_key(|(_, at)| at[1]);
+    match repeated.first() {
+        None => Ok(()),
+        Some(&(game, at)) => Err(ReadError::DuplicateGame {
+            path: file.path.clone(),
+            game,
+            lines: at.clone(),
+            other_ids: repeated.len() - 1,
+        }),
+    }
+}
+
 fn header_error(path: PathBuf, line: &[u8]) -> ReadError {
     let found = String::from_utf8_lossy(line).trim_end().to_owned();
     ReadError::Header { path, found }
 }
 
 impl RecordFile {
-    /// The valid games, in file order.
+    /// The games, in file order.
     pub fn records(&self) -> impl Iterator<Item = &GameRecord> {
         self.games.iter().map(|g| &g.record)
+    }
+
+    /// Checks that every game is between players in `known` (a run's
+    /// engines), so that a record of another run, or a hand-edited name,
+    /// is not counted as this run's.
+    ///
+    /// # Errors
+    /// [`ReadError::UnknownPlayer`] for the first name not in `known`, with
+    /// its line and column.
+    pub fn check_players<S: AsRef<str>>(&self, known: &[S]) -> Result<(), ReadError> {
+        for game in &self.games {
+            let record = &game.record;
+            for (field, name) in [("red", &record.red), ("blue", &record.blue)] {
+                if !known.iter().any(|k| k.as_ref() == name) {
+                    return Err(ReadError::UnknownPlayer {
+                        path: self.path.clone(),
+                        line: game.line,
+                        column: RECORD_HEADER.iter().position(|h| *h == field).map_or(0, |i| i + 1),
+                        field,
+                        name: name.clone(),
+                        known: known.iter().map(|k| k.as_ref().to_owned()).collect(),
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The results of `player` in this file. Pairs are formed by the `pair`
@@ -225,12 +353,12 @@ pub struct RecordSet {
 }
 
 impl RecordSet {
-    /// Every valid game, file by file.
+    /// Every game, file by file.
     pub fn records(&self) -> impl Iterator<Item = &GameRecord> {
         self.files.iter().flat_map(RecordFile::records)
     }
 
-    /// Every skipped row, file by file.
+    /// Every dropped torn last line, file by file.
     pub fn damaged(&self) -> impl Iterator<Item = &DamagedRow> {
         self.files.iter().flat_map(|f| f.damaged.iter())
     }

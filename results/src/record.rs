@@ -196,26 +196,27 @@ pub struct GameRecord {
     pub moves: Vec<String>,
 }
 
-/// What is wrong with one row of a record file.
+/// What is wrong with one row of a record file. Each message names the
+/// column at fault by number (from 1) and header name.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum RowError {
     /// The last line has no line end: the writer was killed mid-row.
     #[error("torn last line (the run was interrupted while writing it)")]
     Torn,
     /// The row has the wrong number of fields.
-    #[error("{found} fields instead of 13")]
+    #[error("{found} columns instead of 13: {}", missing_or_extra(*.found))]
     FieldCount {
         /// Fields found.
         found: usize,
     },
     /// A field is not valid UTF-8.
-    #[error("field {field} is not valid UTF-8")]
+    #[error("{} is not valid UTF-8", column(field))]
     NotUtf8 {
         /// The column at fault.
         field: &'static str,
     },
     /// A field does not parse.
-    #[error("field {field}: {reason}")]
+    #[error("{}: {reason}", column(field))]
     Field {
         /// The column at fault.
         field: &'static str,
@@ -223,7 +224,7 @@ pub enum RowError {
         reason: String,
     },
     /// `plies` disagrees with the number of moves listed.
-    #[error("plies is {plies} but {moves} moves are listed")]
+    #[error("{} is {plies} but {moves} moves are listed", column("plies"))]
     PlyCount {
         /// The `plies` field.
         plies: u32,
@@ -231,11 +232,45 @@ pub enum RowError {
         moves: usize,
     },
     /// A setup field disagrees with the move list.
-    #[error("field {field} disagrees with the move list")]
+    #[error("{} disagrees with the move list", column(field))]
     SetupMismatch {
         /// `red_setup` or `blue_setup`.
         field: &'static str,
     },
+}
+
+impl RowError {
+    /// The column at fault, numbered from 1, if the error is in one.
+    #[must_use]
+    pub fn column(&self) -> Option<usize> {
+        match self {
+            Self::Torn => None,
+            Self::FieldCount { found } => Some(found.saturating_add(1).min(RECORD_HEADER.len() + 1)),
+            Self::NotUtf8 { field } | Self::Field { field, .. } | Self::SetupMismatch { field } => column_number(field),
+            Self::PlyCount { .. } => column_number("plies"),
+        }
+    }
+}
+
+/// The 1-based number of the column named `name`.
+fn column_number(name: &str) -> Option<usize> {
+    RECORD_HEADER.iter().position(|h| *h == name).map(|i| i + 1)
+}
+
+/// `column 8 (result)`: a column by number and name.
+fn column(name: &str) -> String {
+    match column_number(name) {
+        Some(n) => format!("column {n} ({name})"),
+        None => format!("column {name}"),
+    }
+}
+
+/// Where a row with `found` fields parts from the header.
+fn missing_or_extra(found: usize) -> String {
+    match RECORD_HEADER.get(found) {
+        Some(name) => format!("the row ends before {}", column(name)),
+        None => format!("the row goes on after {}", column("moves")),
+    }
 }
 
 impl GameRecord {

@@ -1,9 +1,9 @@
 //! The crash-safe writer of game record files. Each game becomes one whole
 //! CSV row, handed to the operating system in a single write and flushed at
 //! once, so a run killed at any moment leaves every finished game on disk
-//! and at worst one torn last line, which the reader detects and skips.
-//! Appending to such a file first ends the torn line, so the new rows stay
-//! intact.
+//! and at worst one torn last line, which the reader detects and drops.
+//! Appending to such a file first cuts the torn line off (its game was not
+//! finished, and is played again), so the file stays whole.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -45,6 +45,7 @@ pub enum WriteError {
 pub struct RecordWriter<W: Write> {
     out: W,
     path: PathBuf,
+    dropped_tail: u64,
 }
 
 /// The header line, with its line end.
@@ -66,15 +67,20 @@ impl RecordWriter<File> {
             source,
         };
         let file = File::create(&path).map_err(io)?;
-        let mut writer = Self { out: file, path };
+        let mut writer = Self {
+            out: file,
+            path,
+            dropped_tail: 0,
+        };
         writer.write_bytes(header_line().as_bytes())?;
         Ok(writer)
     }
 
     /// Opens a record file for appending, creating it (with its header) if
-    /// it is missing or empty. A torn last line left by a killed run is
-    /// ended with a line break first, so it stays a single damaged row
-    /// instead of swallowing the next game.
+    /// it is missing or empty. A torn last line left by a killed run is cut
+    /// off first ([`RecordWriter::dropped_tail`] says how many bytes), so
+    /// the next game starts on a line of its own and the file reads back
+    /// without damage.
     ///
     /// # Errors
     /// [`WriteError::Io`] when the file cannot be opened, read or written;
@@ -96,7 +102,11 @@ impl RecordWriter<File> {
         let mut start = vec![0; header.len().min(usize::try_from(len).unwrap_or(usize::MAX))];
         file.seek(SeekFrom::Start(0)).map_err(io)?;
         file.read_exact(&mut start).map_err(io)?;
-        let mut writer = Self { out: file, path };
+        let mut writer = Self {
+            out: file,
+            path,
+            dropped_tail: 0,
+        };
         if start.len() < header.len() && header.as_bytes().starts_with(&start) {
             // Empty, or killed while writing its header: no game is in it.
             writer.out.set_len(0).map_err(|e| WriteError::Io {
@@ -109,18 +119,38 @@ impl RecordWriter<File> {
         if !start.starts_with(header.trim_end().as_bytes()) {
             return Err(WriteError::Header { path: writer.path });
         }
-        let mut last = [0u8];
         let io = |source| WriteError::Io {
             path: writer.path.clone(),
             source,
         };
-        writer.out.seek(SeekFrom::End(-1)).map_err(io)?;
-        writer.out.read_exact(&mut last).map_err(io)?;
-        if last[0] != b'\n' {
-            writer.write_bytes(b"\n")?;
+        // The header ends with a line end, so there is one to find.
+        let keep = after_last_line_end(&mut writer.out, len).map_err(io)?;
+        if keep < len {
+            writer.out.set_len(keep).map_err(io)?;
+            writer.out.sync_data().map_err(io)?;
+            writer.dropped_tail = len - keep;
         }
         Ok(writer)
     }
+}
+
+/// The length of `file` (of `len` bytes) up to and including its last line
+/// end, read backwards a block at a time so a long record costs little.
+fn after_last_line_end(file: &mut File, len: u64) -> io::Result<u64> {
+    const BLOCK: u64 = 64 * 1024;
+    let mut end = len;
+    let mut block = Vec::new();
+    while end > 0 {
+        let start = end.saturating_sub(BLOCK);
+        block.resize(usize::try_from(end - start).unwrap_or(0), 0);
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(&mut block)?;
+        if let Some(i) = block.iter().rposition(|&b| b == b'\n') {
+            return Ok(start + i as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(0)
 }
 
 impl<W: Write> RecordWriter<W> {
@@ -132,6 +162,7 @@ impl<W: Write> RecordWriter<W> {
         let mut writer = Self {
             out,
             path: PathBuf::from("<stream>"),
+            dropped_tail: 0,
         };
         writer.write_bytes(header_line().as_bytes())?;
         Ok(writer)
@@ -158,6 +189,13 @@ impl<W: Write> RecordWriter<W> {
             .map_err(|e| io(io::Error::other(e)))?;
         let bytes = row.into_inner().map_err(|e| io(e.into_error()))?;
         self.write_bytes(&bytes)
+    }
+
+    /// The bytes of a torn last line that [`RecordWriter::append`] cut
+    /// off (0 when the file ended whole).
+    #[must_use]
+    pub fn dropped_tail(&self) -> u64 {
+        self.dropped_tail
     }
 
     /// The underlying stream.

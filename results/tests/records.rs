@@ -1,8 +1,9 @@
-//! The game record file: what the writer writes the reader reads back;
-//! damaged rows (a torn last line, a bad field) are skipped and reported
-//! with their file and line; a process killed while writing leaves a file
-//! that reads back cleanly; several files merge; and games become tallies
-//! with pairs counted only when complete.
+//! The game record file: what the writer writes the reader reads back; a
+//! torn last line is dropped with one warning, while any other damaged row,
+//! a game id recorded twice or a player outside the run stops the reading
+//! with the file, line and column; a process killed while writing leaves a
+//! file that reads back cleanly; several files merge; and games become
+//! tallies with pairs counted only when complete.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -109,7 +110,7 @@ fn what_is_written_reads_back() {
 }
 
 #[test]
-fn a_torn_last_line_is_skipped_and_reported() {
+fn a_torn_last_line_is_dropped_with_one_warning() {
     let dir = temp_dir("torn");
     let path = dir.join("games.csv");
     let games = a_match("alpha", "beta", 2);
@@ -139,63 +140,210 @@ fn a_torn_last_line_is_skipped_and_reported() {
     let report = damage.to_string();
     assert!(report.contains("games.csv:6: torn last line"), "{report}");
 
-    // Appending after the damage ends the torn line first: the new game is
-    // intact and the old fragment stays one damaged line.
+    // Appending after the damage cuts the torn line off: the new game
+    // takes its line and the file reads back whole.
     let mut writer = RecordWriter::append(&path).unwrap();
+    assert_eq!(writer.dropped_tail(), cut.len() as u64);
     writer.write(&game(6, 3, "beta", "alpha", GameResult::Draw)).unwrap();
+    drop(writer);
     let file = read_record_file(&path).unwrap();
+    assert!(file.damaged.is_empty(), "{:?}", file.damaged);
     assert_eq!(file.games.len(), 5);
-    assert_eq!(file.games[4].line, 7);
-    assert_eq!(file.damaged.len(), 1);
-    assert_eq!(file.damaged[0].line, 6);
-    assert!(matches!(
-        file.damaged[0].error,
-        RowError::PlyCount { .. } | RowError::FieldCount { .. } | RowError::Field { .. }
-    ));
+    assert_eq!(file.games[4].line, 6);
+    assert_eq!(file.games[4].record.game, 6);
+    // A whole file is appended to as it is.
+    assert_eq!(RecordWriter::append(&path).unwrap().dropped_tail(), 0);
+}
+
+/// Writes a real file: the header, a good game, then `row` as line 3 and
+/// another good game as line 4; returns what reading it says.
+fn read_with_row_3(name: &str, row: &[u8]) -> (PathBuf, Result<results::RecordFile, ReadError>) {
+    let dir = temp_dir(name);
+    let path = dir.join("games.csv");
+    write_file(&path, &a_match("alpha", "beta", 1)[..1]);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.extend_from_slice(row);
+    bytes.push(b'\n');
+    let mut more = Vec::new();
+    let mut w = RecordWriter::new(&mut more).unwrap();
+    w.write(&a_match("alpha", "beta", 1)[1]).unwrap();
+    drop(w);
+    bytes.extend_from_slice(&more[RECORD_HEADER.join(",").len() + 1..]);
+    std::fs::write(&path, &bytes).unwrap();
+    let read = read_record_file(&path);
+    (path, read)
+}
+
+/// A good row of game 9, as CSV text.
+fn good_row() -> String {
+    let mut bytes = Vec::new();
+    let mut w = RecordWriter::new(&mut bytes).unwrap();
+    w.write(&game(9, 5, "alpha", "beta", GameResult::RedWins)).unwrap();
+    drop(w);
+    String::from_utf8(bytes).unwrap().lines().nth(1).unwrap().to_owned()
 }
 
 #[test]
-fn damaged_rows_in_the_middle_are_skipped_with_their_line() {
-    let good = a_match("alpha", "beta", 1);
-    let mut bytes = Vec::new();
-    let mut w = RecordWriter::new(&mut bytes).unwrap();
-    w.write(&good[0]).unwrap();
-    drop(w);
-    let mut text = String::from_utf8(bytes).unwrap();
-    let row = text.lines().nth(1).unwrap().to_owned();
-    text.push_str(&row.replace("1-0", "2-0")); // line 3: bad result
+fn a_damaged_row_stops_the_reading_with_file_line_and_column() {
+    let row = good_row();
+    let without_round: String = {
+        let mut fields: Vec<&str> = row.split(',').collect();
+        fields.remove(2);
+        fields.join(",")
+    };
+    // A byte that is never UTF-8 in Red's name.
+    let mut not_utf8 = row.replacen("alpha", "al#pha", 1).into_bytes();
+    if let Some(i) = not_utf8.iter().position(|&b| b == b'#') {
+        not_utf8[i] = 0xff;
+    }
+    let cases: [(&str, Vec<u8>, usize, &str); 9] = [
+        (
+            "missing-column",
+            without_round.into_bytes(),
+            13,
+            "12 columns instead of 13: the row ends before column 13 (moves)",
+        ),
+        (
+            "few-columns",
+            b"1,2,3".to_vec(),
+            4,
+            "the row ends before column 4 (red)",
+        ),
+        (
+            "extra-column",
+            format!("{row},x").into_bytes(),
+            14,
+            "the row goes on after column 13 (moves)",
+        ),
+        (
+            "result",
+            row.replace("1-0", "2-0").into_bytes(),
+            8,
+            "column 8 (result): unknown result \"2-0\"",
+        ),
+        (
+            "termination",
+            row.replace("wazir-captured", "resigned").into_bytes(),
+            9,
+            "column 9 (termination): unknown termination \"resigned\"",
+        ),
+        (
+            "plies",
+            row.replace(",5,1234,", ",x,1234,").into_bytes(),
+            10,
+            "column 10 (plies): \"x\" is not a whole number",
+        ),
+        (
+            "ply-count",
+            row.replace(",5,1234,", ",4,1234,").into_bytes(),
+            10,
+            "column 10 (plies) is 4 but 5 moves are listed",
+        ),
+        (
+            "setup",
+            row.replacen(",WNFFDDDDAAAAAAAA,", ",WNFFDDDDAAAAAAAD,", 1).into_bytes(),
+            6,
+            "column 6 (red_setup) disagrees with the move list",
+        ),
+        ("utf8", not_utf8, 4, "column 4 (red) is not valid UTF-8"),
+    ];
+    for (name, bad, column, message) in cases {
+        let (path, read) = read_with_row_3(name, &bad);
+        let err = read.expect_err(name);
+        let ReadError::Row(damage) = &err else {
+            panic!("{name}: {err}");
+        };
+        assert_eq!(damage.path, path, "{name}");
+        assert_eq!(damage.line, 3, "{name}");
+        assert_eq!(damage.error.column(), Some(column), "{name}: {err}");
+        let text = err.to_string();
+        assert!(
+            text.starts_with(&format!("{}:3: ", path.display())) && text.contains(message),
+            "{name}: {text}"
+        );
+    }
+    // The same rows as the last line, with their line end, are damage too:
+    // only a line without its end is a torn write.
+    let dir = temp_dir("bad-last");
+    let path = dir.join("games.csv");
+    write_file(&path, &a_match("alpha", "beta", 1));
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(&row.replace("1-0", "1:0"));
     text.push('\n');
-    text.push_str("1,2,3\n"); // line 4: too few fields
-    text.push_str(&row.replace(",5,1234,", ",x,1234,")); // line 5: bad plies
-    text.push('\n');
-    text.push_str(&row.replace(",5,1234,", ",4,1234,")); // line 6: plies vs moves
-    text.push('\n');
-    text.push_str(&row.replace("wazir-captured", "resigned")); // line 7
-    text.push('\n');
-    text.push_str(&row.replace(",WNFFDDDDAAAAAAAA,", ",WNFFDDDDAAAAAAAD,")); // line 8
-    text.push('\n');
-    text.push_str(&row); // line 9: fine
-    text.push('\n');
+    std::fs::write(&path, text).unwrap();
+    let err = read_record_file(&path).unwrap_err();
+    assert!(err.to_string().contains(":4: column 8 (result)"), "{err}");
+}
 
-    let file = parse_record_file("mem.csv", text.as_bytes()).unwrap();
-    assert_eq!(file.games.len(), 2);
-    assert_eq!(file.games[1].line, 9);
-    let lines: Vec<u64> = file.damaged.iter().map(|d| d.line).collect();
-    assert_eq!(lines, [3, 4, 5, 6, 7, 8]);
-    let errors: Vec<&RowError> = file.damaged.iter().map(|d| &d.error).collect();
-    assert!(matches!(errors[0], RowError::Field { field: "result", .. }));
-    assert_eq!(*errors[1], RowError::FieldCount { found: 3 });
-    assert!(matches!(errors[2], RowError::Field { field: "plies", .. }));
-    assert_eq!(*errors[3], RowError::PlyCount { plies: 4, moves: 5 });
-    assert!(matches!(
-        errors[4],
-        RowError::Field {
-            field: "termination",
-            ..
+#[test]
+fn a_game_id_recorded_twice_is_refused_naming_the_id_and_its_lines() {
+    // A record merged by hand: the same run's rows pasted twice after a
+    // third game, as `cat games.csv >> games.csv` without the header does.
+    let dir = temp_dir("duplicates");
+    let path = dir.join("games.csv");
+    let games = a_match("alpha", "beta", 2);
+    write_file(&path, &games);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let rows: Vec<&str> = text.lines().skip(1).collect();
+    let doubled = format!("{text}{}\n{}\n", rows[1], rows[3]);
+    std::fs::write(&path, doubled).unwrap();
+
+    let err = read_record_file(&path).unwrap_err();
+    match &err {
+        ReadError::DuplicateGame {
+            path: at,
+            game,
+            lines,
+            other_ids,
+        } => {
+            assert_eq!(at, &path);
+            assert_eq!(*game, 2);
+            assert_eq!(lines, &[3, 6]);
+            assert_eq!(*other_ids, 1);
         }
-    ));
-    assert_eq!(*errors[5], RowError::SetupMismatch { field: "red_setup" });
-    assert!(file.damaged[0].to_string().starts_with("mem.csv:3: field result"));
+        other => panic!("{other}"),
+    }
+    let message = err.to_string();
+    assert!(
+        message.contains("game 2 is recorded on lines 3 and 6 (and 1 other id is recorded more than once)"),
+        "{message}"
+    );
+    assert!(message.starts_with(&path.display().to_string()), "{message}");
+    assert!(read_record_files(&[&path]).is_err());
+}
+
+#[test]
+fn the_same_file_named_twice_is_refused() {
+    let dir = temp_dir("twice");
+    let path = dir.join("games.csv");
+    write_file(&path, &a_match("alpha", "beta", 1));
+    let other_spelling = dir.join(".").join("games.csv");
+    let err = read_record_files(&[&path, &other_spelling]).unwrap_err();
+    assert!(matches!(err, ReadError::SameFileTwice(_)), "{err}");
+    assert!(err.to_string().ends_with("games.csv is named twice"), "{err}");
+}
+
+#[test]
+fn players_outside_the_run_are_refused_with_line_and_column() {
+    let dir = temp_dir("players");
+    let path = dir.join("games.csv");
+    let mut games = a_match("alpha", "beta", 2);
+    games[3].blue = "gamma".to_owned();
+    write_file(&path, &games);
+    let file = read_record_file(&path).unwrap();
+    file.check_players(&["alpha", "beta", "gamma"]).unwrap();
+    let err = file.check_players(&["alpha", "beta"]).unwrap_err();
+    assert!(
+        matches!(&err, ReadError::UnknownPlayer { line: 5, column: 5, field: "blue", name, .. } if name == "gamma"),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}:5: column 5 (blue): unknown player \"gamma\" (this run's players: alpha, beta)",
+            path.display()
+        )
+    );
 }
 
 #[test]
