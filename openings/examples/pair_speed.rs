@@ -5,7 +5,7 @@ use openings::{EngineEvaluator, PairEvaluator};
 use rand::SeedableRng;
 fn main() {
     let mut ev = EngineEvaluator::new(1).unwrap();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
     let pairs: Vec<_> = (0..20)
         .map(|_| (leaper::Setup::random(&mut rng), leaper::Setup::random(&mut rng)))
         .collect();

@@ -13,11 +13,10 @@
 //! resumed run writes the same book as an uninterrupted one.
 
 use crate::evaluate::PairEvaluator;
-use crate::suite::{canonical_red, sample_reasonable};
+use crate::suite::{canonical_red, sample_reasonable, seeded};
+use atomic_write_file::AtomicWriteFile;
 use leaper::book::{Book, BookEntry};
 use leaper::{Color, Setup};
-use rand::SeedableRng;
-use rand::rngs::StdRng;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::io::Write;
@@ -140,7 +139,7 @@ fn setup(rank: u32) -> Setup {
 impl Generator {
     /// A new run with `config`, saving its state to `path`.
     pub fn new(config: GenerateConfig, path: &Path) -> Result<Generator, GenerateError> {
-        let mut rng = StdRng::seed_from_u64(config.seed);
+        let mut rng = seeded(config.seed, 0);
         let pool = (0..config.pool_size)
             .map(|_| sample_reasonable(&mut rng, Color::Blue, 8).rank())
             .collect();
@@ -196,17 +195,18 @@ impl Generator {
         &self.state.config
     }
 
+    /// Writes the state atomically (a temporary file, fsync, rename, fsync
+    /// of the directory): a kill at any moment leaves the old state or the
+    /// new one, never a mix.
     fn save(&self) -> Result<(), GenerateError> {
         let io = |source| GenerateError::Io {
             path: self.path.clone(),
             source,
         };
-        let tmp = self.path.with_extension("tmp");
-        let text = serde_json::to_string(&self.state).map_err(|e| io(std::io::Error::other(e)))?;
-        let mut file = std::fs::File::create(&tmp).map_err(io)?;
-        file.write_all(text.as_bytes()).map_err(io)?;
-        file.sync_all().map_err(io)?;
-        std::fs::rename(&tmp, &self.path).map_err(io)
+        let text = serde_json::to_vec(&self.state).map_err(|e| io(std::io::Error::other(e)))?;
+        let mut file = AtomicWriteFile::open(&self.path).map_err(io)?;
+        file.write_all(&text).map_err(io)?;
+        file.commit().map_err(io)
     }
 
     /// Runs to the end, or until `stop` is set (then the work so far is
@@ -386,7 +386,7 @@ fn sort_best_first(list: &mut [Scored]) {
 /// The candidates of screening round `round`: the kept setups and fresh
 /// samples, distinct up to mirror.
 fn fresh_candidates(config: &GenerateConfig, round: usize, keep: &[u32]) -> Vec<u32> {
-    let mut rng = StdRng::seed_from_u64(config.seed.wrapping_add(1 + round as u64).wrapping_mul(0x9e37_79b9));
+    let mut rng = seeded(config.seed, 1 + round as u64);
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     let samples = (0..config.screen_samples).map(|_| sample_reasonable(&mut rng, Color::Red, 8).rank());

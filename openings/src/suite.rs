@@ -11,9 +11,9 @@ use crate::evaluate::PairEvaluator;
 use leaper::book::{Book, BookEntry};
 use leaper::search::setup_heuristic;
 use leaper::{Color, Setup};
-use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
 use std::collections::HashSet;
 
 /// Where a suite's pairs come from.
@@ -52,6 +52,17 @@ pub fn canonical_red(setup: &Setup) -> Setup {
     if mirror.rank() < setup.rank() { mirror } else { *setup }
 }
 
+/// The generator for `stream` of a run seeded with `seed`: the workspace's
+/// one seeded generator (`Pcg64Mcg`, whose output is fixed across platforms
+/// and releases, unlike `StdRng`'s), moved `stream` times 2^64 steps ahead,
+/// so that the streams of one seed never overlap and those of different
+/// seeds are unrelated.
+pub(crate) fn seeded(seed: u64, stream: u64) -> Pcg64Mcg {
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    rng.advance(u128::from(stream) << 64);
+    rng
+}
+
 /// A setup that is varied yet sensible: the best, by the engine's static
 /// setup heuristic, of a few uniform samples.
 pub fn sample_reasonable<R: Rng + ?Sized>(rng: &mut R, color: Color, tries: usize) -> Setup {
@@ -72,7 +83,7 @@ pub fn make_suite(
     evaluator: &mut dyn PairEvaluator,
     mut progress: impl FnMut(usize),
 ) -> Result<Vec<BookEntry>, SuiteError> {
-    let mut rng = StdRng::seed_from_u64(seed);
+    let mut rng = seeded(seed, 0);
     let mut used = HashSet::new();
     let mut suite = Vec::with_capacity(count);
     match source {

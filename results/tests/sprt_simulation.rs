@@ -17,8 +17,10 @@
 //! run fast (a few hundred pairs per test) yet narrow enough to be in the
 //! regime real tests use. The seed is fixed, so the test is reproducible.
 
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
+use rand::distr::Distribution;
+use rand::distr::weighted::WeightedIndex;
+use rand_pcg::Pcg64Mcg;
 use results::{Decision, EloModel, NELO_PER_T, Pentanomial, Sprt, SprtConfig, Tally, score_from_elo};
 
 const RUNS: usize = 1000;
@@ -59,20 +61,10 @@ fn score_for_nelo(nelo: f64) -> f64 {
 }
 
 /// Runs one test to its end; `None` if it is still undecided at the cap.
-fn run_one(sprt: &Sprt, probabilities: &[f64; 5], rng: &mut StdRng) -> Option<Decision> {
+fn run_one(sprt: &Sprt, pairs: &WeightedIndex<f64>, rng: &mut Pcg64Mcg) -> Option<Decision> {
     let mut tally = Pentanomial::default();
     while tally.pairs() < MAX_PAIRS {
-        let u: f64 = rng.random();
-        let mut acc = 0.0;
-        let mut index = 4;
-        for (i, p) in probabilities.iter().enumerate() {
-            acc += p;
-            if u < acc {
-                index = i;
-                break;
-            }
-        }
-        match index {
+        match pairs.sample(rng) {
             0 => tally.ll += 1,
             1 => tally.ld += 1,
             2 => tally.dd += 1,
@@ -89,12 +81,12 @@ fn run_one(sprt: &Sprt, probabilities: &[f64; 5], rng: &mut StdRng) -> Option<De
 
 /// Observed rate of `wrong` decisions, and the number of undecided runs.
 fn error_rate(sprt: &Sprt, score: f64, wrong: Decision, seed: u64) -> (f64, usize) {
-    let probabilities = pair_probabilities(score);
-    let mut rng = StdRng::seed_from_u64(seed);
+    let pairs = WeightedIndex::new(pair_probabilities(score)).expect("probabilities are positive");
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
     let mut errors = 0;
     let mut undecided = 0;
     for _ in 0..RUNS {
-        match run_one(sprt, &probabilities, &mut rng) {
+        match run_one(sprt, &pairs, &mut rng) {
             Some(d) if d == wrong => errors += 1,
             Some(_) => {}
             None => undecided += 1,
