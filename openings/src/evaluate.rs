@@ -47,3 +47,49 @@ impl PairEvaluator for EngineEvaluator {
         result.score
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::seeded;
+
+    fn pairs(n: usize) -> Vec<(Setup, Setup)> {
+        let mut rng = seeded(21, 0);
+        (0..n)
+            .map(|_| (Setup::random(&mut rng), Setup::random(&mut rng)))
+            .collect()
+    }
+
+    #[test]
+    fn the_value_of_a_pair_does_not_depend_on_what_was_searched_before() {
+        let pairs = pairs(4);
+        let mut forward = EngineEvaluator::new(1).unwrap();
+        let first: Vec<i32> = pairs.iter().map(|(r, b)| forward.evaluate(r, b, 2)).collect();
+        let mut backward = EngineEvaluator::new(1).unwrap();
+        let mut second: Vec<i32> = pairs.iter().rev().map(|(r, b)| backward.evaluate(r, b, 2)).collect();
+        second.reverse();
+        assert_eq!(first, second);
+        // And the same evaluator asked again agrees with itself.
+        let (r, b) = &pairs[0];
+        assert_eq!(forward.evaluate(r, b, 2), first[0]);
+    }
+
+    #[test]
+    fn the_value_is_the_search_of_the_position_after_both_setups() {
+        let (red, blue) = pairs(1)[0];
+        let mut evaluator = EngineEvaluator::new(1).unwrap();
+        let mut searcher = Searcher::new(1).unwrap();
+        let limits = Limits {
+            depth: Some(2),
+            ..Limits::default()
+        };
+        let pos = Position::from_setups(&red, &blue);
+        let direct = searcher.search(&pos, &limits, &Signals::default(), &mut ()).score;
+        assert_eq!(evaluator.evaluate(&red, &blue, 2), direct);
+        // Depth 0 is searched as depth 1, never as no search at all.
+        assert_eq!(evaluator.evaluate(&red, &blue, 0), evaluator.evaluate(&red, &blue, 1));
+        // The values are in the engine's range (logit x 10,000 fits in i32
+        // with room to spare), not a sentinel.
+        assert!(direct.abs() < 1_000_000, "{direct}");
+    }
+}

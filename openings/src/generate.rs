@@ -62,9 +62,47 @@ impl Default for GenerateConfig {
     }
 }
 
+impl GenerateConfig {
+    /// Checks that the configuration can make a book: every count and depth
+    /// at least 1, and no deepening stage asking for more setups than the
+    /// book holds.
+    ///
+    /// # Errors
+    /// [`GenerateError::Config`] naming the first setting out of range and
+    /// the range accepted.
+    pub fn validate(&self) -> Result<(), GenerateError> {
+        let at_least_one = [
+            ("threads", self.threads),
+            ("pool_size", self.pool_size),
+            ("screen_samples", self.screen_samples),
+            ("screen_rounds", self.screen_rounds),
+            ("screen_depth", self.screen_depth as usize),
+            ("book_size", self.book_size),
+        ];
+        for (name, value) in at_least_one {
+            if value == 0 {
+                return Err(GenerateError::Config(format!("{name} must be at least 1 (got 0)")));
+            }
+        }
+        for (i, &(count, depth)) in self.deepen.iter().enumerate() {
+            if count == 0 || count > self.book_size || depth == 0 {
+                return Err(GenerateError::Config(format!(
+                    "deepen stage {} ({count}:{depth}) must search 1 to book_size ({}) setups to a depth of at least 1",
+                    i + 1,
+                    self.book_size
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Why generation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum GenerateError {
+    /// The configuration cannot make a book.
+    #[error("{0}")]
+    Config(String),
     /// The state file could not be written or read.
     #[error("state file {path}: {source}")]
     Io {
@@ -138,7 +176,13 @@ fn setup(rank: u32) -> Setup {
 
 impl Generator {
     /// A new run with `config`, saving its state to `path`.
+    ///
+    /// # Errors
+    /// [`GenerateError::Config`] (before anything is written) when
+    /// [`GenerateConfig::validate`] refuses `config`;
+    /// [`GenerateError::Io`] when the state file cannot be written.
     pub fn new(config: GenerateConfig, path: &Path) -> Result<Generator, GenerateError> {
+        config.validate()?;
         let mut rng = seeded(config.seed, 0);
         let pool = (0..config.pool_size)
             .map(|_| sample_reasonable(&mut rng, Color::Blue, 8).rank())
@@ -161,6 +205,11 @@ impl Generator {
     }
 
     /// Continues the run saved in `path`.
+    ///
+    /// # Errors
+    /// [`GenerateError::Io`] when it cannot be read;
+    /// [`GenerateError::BadState`] when it is not a state this crate wrote,
+    /// or holds a configuration [`GenerateConfig::validate`] refuses.
     pub fn resume(path: &Path) -> Result<Generator, GenerateError> {
         let text = std::fs::read_to_string(path).map_err(|source| GenerateError::Io {
             path: path.into(),
@@ -183,6 +232,9 @@ impl Generator {
             .all(|&r| Setup::unrank(r).is_some());
         if !all_ranks_valid || state.stage > stages(&state.config) {
             return bad("a setup rank or the stage is out of range");
+        }
+        if let Err(e) = state.config.validate() {
+            return bad(&e.to_string());
         }
         Ok(Generator {
             state,
@@ -511,5 +563,210 @@ mod tests {
         std::fs::write(&path, "{ not json").unwrap();
         assert!(matches!(Generator::resume(&path), Err(GenerateError::BadState { .. })));
         std::fs::remove_dir_all(path.parent().unwrap()).ok();
+    }
+
+    /// Counts the pairs it scores, to show what a run does not redo.
+    struct Counting<'a>(&'a AtomicUsize);
+    impl PairEvaluator for Counting<'_> {
+        fn evaluate(&mut self, red: &Setup, blue: &Setup, depth: u32) -> i32 {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            Static.evaluate(red, blue, depth)
+        }
+    }
+
+    #[test]
+    fn every_entry_holds_the_value_of_its_pair_at_its_depth() {
+        let path = temp("values");
+        let book = Generator::new(small(), &path)
+            .unwrap()
+            .run(|| Static, &AtomicBool::new(false), |_| {})
+            .unwrap();
+        for e in book.entries() {
+            assert_eq!(Static.evaluate(&e.red, &e.blue, e.depth), e.eval, "{e:?}");
+            assert!(e.depth == 2 || e.depth == 3, "{e:?}");
+        }
+        std::fs::remove_dir_all(path.parent().unwrap()).ok();
+    }
+
+    #[test]
+    fn a_book_of_one_holds_the_best_setup() {
+        let path = temp("one");
+        let config = GenerateConfig {
+            book_size: 1,
+            deepen: vec![(1, 2)],
+            ..small()
+        };
+        let book = Generator::new(config, &path)
+            .unwrap()
+            .run(|| Static, &AtomicBool::new(false), |_| {})
+            .unwrap();
+        assert_eq!(book.len(), 1);
+        let best = book.entries()[0];
+        assert_eq!(best.depth, 2);
+        // The same screening with a larger book ranks the same setup first
+        // before deepening; both deepen it to depth 2.
+        let wide = GenerateConfig {
+            book_size: 12,
+            deepen: vec![(1, 2)],
+            ..small()
+        };
+        let path = temp("one-wide");
+        let wide = Generator::new(wide, &path)
+            .unwrap()
+            .run(|| Static, &AtomicBool::new(false), |_| {})
+            .unwrap();
+        assert_eq!(wide.entries().iter().find(|e| e.depth == 2), Some(&best));
+        std::fs::remove_dir_all(path.parent().unwrap()).ok();
+    }
+
+    #[test]
+    fn bad_configs_are_refused_before_anything_is_written() {
+        let cases: [(&str, GenerateConfig); 9] = [
+            ("threads", GenerateConfig { threads: 0, ..small() }),
+            (
+                "pool_size",
+                GenerateConfig {
+                    pool_size: 0,
+                    ..small()
+                },
+            ),
+            (
+                "screen_samples",
+                GenerateConfig {
+                    screen_samples: 0,
+                    ..small()
+                },
+            ),
+            (
+                "screen_rounds",
+                GenerateConfig {
+                    screen_rounds: 0,
+                    ..small()
+                },
+            ),
+            (
+                "screen_depth",
+                GenerateConfig {
+                    screen_depth: 0,
+                    ..small()
+                },
+            ),
+            (
+                "book_size",
+                GenerateConfig {
+                    book_size: 0,
+                    deepen: vec![],
+                    ..small()
+                },
+            ),
+            (
+                "deepen stage 2 (0:3)",
+                GenerateConfig {
+                    deepen: vec![(12, 2), (0, 3)],
+                    ..small()
+                },
+            ),
+            (
+                "deepen stage 1 (13:2)",
+                GenerateConfig {
+                    deepen: vec![(13, 2)],
+                    ..small()
+                },
+            ),
+            (
+                "deepen stage 1 (4:0)",
+                GenerateConfig {
+                    deepen: vec![(4, 0)],
+                    ..small()
+                },
+            ),
+        ];
+        let path = temp("config");
+        for (name, config) in cases {
+            let err = Generator::new(config, &path).unwrap_err();
+            assert!(matches!(err, GenerateError::Config(_)), "{name}: {err}");
+            assert!(err.to_string().starts_with(name), "{name}: {err}");
+            assert!(!path.exists(), "{name}: a state file was written");
+        }
+        // No deepening at all is a valid (screening-only) run.
+        let config = GenerateConfig {
+            deepen: vec![],
+            ..small()
+        };
+        let book = Generator::new(config, &path)
+            .unwrap()
+            .run(|| Static, &AtomicBool::new(false), |_| {})
+            .unwrap();
+        assert_eq!(book.len(), 12);
+        assert!(book.entries().iter().all(|e| e.depth == 1));
+        std::fs::remove_dir_all(path.parent().unwrap()).ok();
+    }
+
+    #[test]
+    fn a_state_file_with_a_bad_config_is_refused_on_resume() {
+        let path = temp("bad-config");
+        Generator::new(small(), &path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("\"threads\":2", "\"threads\":0")).unwrap();
+        let err = Generator::resume(&path).unwrap_err();
+        assert!(
+            matches!(&err, GenerateError::BadState { message, .. } if message.contains("threads must be at least 1")),
+            "{err}"
+        );
+        std::fs::remove_dir_all(path.parent().unwrap()).ok();
+    }
+
+    #[test]
+    fn progress_walks_every_stage_and_the_state_file_stays_alone() {
+        let path = temp("progress");
+        let mut seen: Vec<Progress> = Vec::new();
+        Generator::new(small(), &path)
+            .unwrap()
+            .run(|| Static, &AtomicBool::new(false), |p| seen.push(p.clone()))
+            .unwrap();
+        let stages: Vec<usize> = seen.iter().map(|p| p.stage).collect();
+        assert!(stages.windows(2).all(|w| w[0] <= w[1]), "{stages:?}");
+        assert_eq!((stages[0], *stages.last().unwrap()), (0, 3));
+        for stage in 0..4 {
+            let last = seen.iter().rfind(|p| p.stage == stage).unwrap();
+            assert_eq!(last.done, last.total, "stage {stage} ends complete");
+            assert_eq!(last.stages, 4);
+        }
+        assert_eq!(seen.last().unwrap().name, "depth 3");
+        assert!(seen[0].name.starts_with("screen 1/2"));
+        // The atomic writes leave no temporary file beside the state.
+        let files: Vec<_> = std::fs::read_dir(path.parent().unwrap()).unwrap().collect();
+        assert_eq!(files.len(), 1, "{files:?}");
+        std::fs::remove_dir_all(path.parent().unwrap()).ok();
+    }
+
+    #[test]
+    fn a_finished_run_resumes_to_its_book_without_searching() {
+        let path = temp("finished");
+        let book = Generator::new(small(), &path)
+            .unwrap()
+            .run(|| Static, &AtomicBool::new(false), |_| {})
+            .unwrap();
+        let count = AtomicUsize::new(0);
+        let again = Generator::resume(&path)
+            .unwrap()
+            .run(|| Counting(&count), &AtomicBool::new(false), |_| {})
+            .unwrap();
+        assert_eq!(again.entries(), book.entries());
+        assert_eq!(count.load(Ordering::Relaxed), 0);
+        std::fs::remove_dir_all(path.parent().unwrap()).ok();
+    }
+
+    #[test]
+    fn different_seeds_make_different_pools() {
+        let a = Generator::new(small(), &temp("seed-a")).unwrap();
+        let b = Generator::new(GenerateConfig { seed: 4, ..small() }, &temp("seed-b")).unwrap();
+        assert_ne!(a.state.pool, b.state.pool);
+        assert_ne!(a.state.candidates, b.state.candidates);
+        // The same seed gives the same start.
+        let again = Generator::new(small(), &temp("seed-a")).unwrap();
+        assert_eq!(again.state, a.state);
+        std::fs::remove_dir_all(temp("seed-a").parent().unwrap()).ok();
+        std::fs::remove_dir_all(temp("seed-b").parent().unwrap()).ok();
     }
 }

@@ -175,4 +175,72 @@ mod tests {
         assert_eq!(Histogram::of(&[], 3).counts, vec![0, 0, 0]);
         assert_eq!(Histogram::of(&[7, 7], 3).counts.iter().sum::<usize>(), 2);
     }
+
+    #[test]
+    fn numbers_of_a_known_book() {
+        // Red's setups differ only in where the wazir and the knight stand.
+        let text = "WNFFDDDDAAAAAAAA aaaaaaaaddddffnw -30 4\n\
+                    NWFFDDDDAAAAAAAA aaaaaaaaddddffnw 10 4\n\
+                    AAAAAAAADDDDFFNW aaaaaaaaddddffnw 200 5\n\
+                    AAAAAAAADDDDFFWN wnffddddaaaaaaaa 50 6\n";
+        let (book, errors) = Book::parse(text);
+        assert!(errors.is_empty(), "{errors:?}");
+        let stats = BookStats::of(&book);
+        assert_eq!(stats.entries, 4);
+        assert_eq!(stats.distinct_red, 4);
+        assert_eq!(stats.duplicates, 0);
+        // Evals sorted: -30, 10, 50, 200; the median is the upper middle.
+        assert_eq!(stats.eval_min_median_max, Some((-30, 50, 200)));
+        assert!((stats.mean_abs_eval - 72.5).abs() < 1e-12);
+        // 231 values wide in 10 buckets: width 24, from -30.
+        assert_eq!(
+            stats.histogram,
+            Histogram {
+                low: -30,
+                width: 24,
+                counts: vec![1, 1, 0, 1, 0, 0, 0, 0, 0, 1],
+            }
+        );
+        // Red's wazir: letter 0, 1, 15 and 14 once each; every share sums to 1.
+        let wazir = stats.placement_share(Color::Red, Role::Wazir);
+        for (i, share) in wazir.iter().enumerate() {
+            let expected = if [0, 1, 14, 15].contains(&i) { 0.25 } else { 0.0 };
+            assert!((share - expected).abs() < 1e-12, "letter {i}: {share}");
+        }
+        // A setup holds one wazir, one knight, two ferzes, four dabbabas
+        // and eight alfils: the shares of a role add up to its count.
+        let counts = [
+            (Role::Wazir, 1.0),
+            (Role::Knight, 1.0),
+            (Role::Ferz, 2.0),
+            (Role::Dabbaba, 4.0),
+            (Role::Alfil, 8.0),
+        ];
+        for (role, count) in counts {
+            for color in [Color::Red, Color::Blue] {
+                let total: f64 = stats.placement_share(color, role).iter().sum();
+                assert!((total - count).abs() < 1e-12, "{color:?} {role:?}: {total}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_empty_book_has_empty_numbers() {
+        let stats = BookStats::of(&Book::new(Vec::new()));
+        assert_eq!(stats.entries, 0);
+        assert_eq!(stats.eval_min_median_max, None);
+        assert_eq!(stats.mean_abs_eval, 0.0);
+        assert_eq!(stats.histogram.counts, vec![0; 10]);
+        assert_eq!(stats.placement_share(Color::Red, Role::Wazir), [0.0; 16]);
+    }
+
+    #[test]
+    fn histogram_buckets_are_equal_and_cover_the_range() {
+        let values: Vec<i32> = (0..10).collect();
+        let h = Histogram::of(&values, 5);
+        assert_eq!((h.low, h.width, h.counts), (0, 2, vec![2, 2, 2, 2, 2]));
+        let h = Histogram::of(&[i32::MIN, i32::MAX], 2);
+        assert_eq!(h.counts, vec![1, 1]);
+        assert_eq!(Histogram::of(&[5], 0).counts, vec![1]);
+    }
 }

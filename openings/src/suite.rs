@@ -186,4 +186,76 @@ mod tests {
             })
         );
     }
+
+    #[test]
+    fn a_setup_and_its_mirror_share_their_representative() {
+        let mut rng = seeded(11, 0);
+        for _ in 0..200 {
+            let s = Setup::random(&mut rng);
+            let c = canonical_red(&s);
+            assert_eq!(canonical_red(&s.mirror()), c);
+            assert_eq!(canonical_red(&c), c);
+            assert!(c == s || c == s.mirror());
+        }
+    }
+
+    #[test]
+    fn seeds_give_different_suites_and_progress_counts_up() {
+        let mut reported = Vec::new();
+        let a = make_suite(SuiteSource::Sampled { depth: 1 }, 10, 2_000, 1, &mut Static, |n| {
+            reported.push(n)
+        })
+        .unwrap();
+        assert_eq!(reported, (1..=10).collect::<Vec<_>>());
+        let b = make_suite(SuiteSource::Sampled { depth: 1 }, 10, 2_000, 2, &mut Static, |_| {}).unwrap();
+        assert_ne!(a, b);
+        // A suite of none is empty, whatever the source.
+        let none = make_suite(SuiteSource::Sampled { depth: 1 }, 0, 0, 1, &mut Static, |_| {}).unwrap();
+        assert!(none.is_empty());
+    }
+
+    #[test]
+    fn sampled_suites_vary_where_the_pieces_stand() {
+        let suite = make_suite(SuiteSource::Sampled { depth: 1 }, 40, 2_000, 7, &mut Static, |_| {}).unwrap();
+        let stats = crate::BookStats::of(&Book::new(suite));
+        assert_eq!(stats.distinct_red_up_to_mirror, 40);
+        for (color, role) in [(Color::Red, leaper::Role::Wazir), (Color::Blue, leaper::Role::Wazir)] {
+            let squares = stats.placement_share(color, role).iter().filter(|&&s| s > 0.0).count();
+            assert!(squares >= 4, "{color:?} {role:?} on only {squares} squares");
+        }
+    }
+
+    #[test]
+    fn the_bound_is_inclusive_and_the_book_order_does_not_matter() {
+        // Four distinct red setups (none the mirror of another) with evals
+        // -300, -200, 200 and 300.
+        let mut rng = seeded(5, 0);
+        let mut reds: Vec<Setup> = Vec::new();
+        while reds.len() < 4 {
+            let s = Setup::random(&mut rng);
+            if reds.iter().all(|r| canonical_red(r) != canonical_red(&s)) {
+                reds.push(s);
+            }
+        }
+        let blue = Setup::random(&mut rng);
+        let entries: Vec<BookEntry> = reds
+            .iter()
+            .zip([-300, -200, 200, 300])
+            .map(|(&red, eval)| BookEntry {
+                red,
+                blue,
+                eval,
+                depth: 3,
+                weight: None,
+            })
+            .collect();
+        let book = Book::new(entries.clone());
+        let suite = make_suite(SuiteSource::Book(&book), 2, 200, 3, &mut Static, |_| {}).unwrap();
+        let evals: HashSet<i32> = suite.iter().map(|e| e.eval).collect();
+        assert_eq!(evals, HashSet::from([-200, 200]));
+        let reversed = Book::new(entries.into_iter().rev().collect());
+        let again = make_suite(SuiteSource::Book(&reversed), 2, 200, 3, &mut Static, |_| {}).unwrap();
+        let again: HashSet<i32> = again.iter().map(|e| e.eval).collect();
+        assert_eq!(again, evals);
+    }
 }
