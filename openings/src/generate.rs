@@ -502,6 +502,14 @@ mod tests {
         }
     }
 
+    /// Runs a new generation with `config` to its end, with its state in `path`.
+    fn run_to_end(config: GenerateConfig, path: &Path) -> Book {
+        Generator::new(config, path)
+            .unwrap()
+            .run(|| Static, &AtomicBool::new(false), |_| {})
+            .unwrap()
+    }
+
     fn temp(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("leaper-openings-{}-{name}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -511,10 +519,7 @@ mod tests {
     #[test]
     fn builds_a_sorted_book_of_the_asked_size() {
         let path = temp("full");
-        let book = Generator::new(small(), &path)
-            .unwrap()
-            .run(|| Static, &AtomicBool::new(false), |_| {})
-            .unwrap();
+        let book = run_to_end(small(), &path);
         assert_eq!(book.len(), 12);
         let evals: Vec<i32> = book.entries().iter().map(|e| e.eval).collect();
         assert!(evals.windows(2).all(|w| w[0] >= w[1]), "{evals:?}");
@@ -528,10 +533,7 @@ mod tests {
     #[test]
     fn a_stopped_run_resumes_to_the_same_book() {
         let full_path = temp("ref");
-        let reference = Generator::new(small(), &full_path)
-            .unwrap()
-            .run(|| Static, &AtomicBool::new(false), |_| {})
-            .unwrap();
+        let reference = run_to_end(small(), &full_path);
         let path = temp("resume");
         let stop = AtomicBool::new(false);
         let mut stops = 0;
@@ -577,10 +579,7 @@ mod tests {
     #[test]
     fn every_entry_holds_the_value_of_its_pair_at_its_depth() {
         let path = temp("values");
-        let book = Generator::new(small(), &path)
-            .unwrap()
-            .run(|| Static, &AtomicBool::new(false), |_| {})
-            .unwrap();
+        let book = run_to_end(small(), &path);
         for e in book.entries() {
             assert_eq!(Static.evaluate(&e.red, &e.blue, e.depth), e.eval, "{e:?}");
             assert!(e.depth == 2 || e.depth == 3, "{e:?}");
@@ -596,10 +595,7 @@ mod tests {
             deepen: vec![(1, 2)],
             ..small()
         };
-        let book = Generator::new(config, &path)
-            .unwrap()
-            .run(|| Static, &AtomicBool::new(false), |_| {})
-            .unwrap();
+        let book = run_to_end(config, &path);
         assert_eq!(book.len(), 1);
         let best = book.entries()[0];
         assert_eq!(best.depth, 2);
@@ -611,10 +607,7 @@ mod tests {
             ..small()
         };
         let path = temp("one-wide");
-        let wide = Generator::new(wide, &path)
-            .unwrap()
-            .run(|| Static, &AtomicBool::new(false), |_| {})
-            .unwrap();
+        let wide = run_to_end(wide, &path);
         assert_eq!(wide.entries().iter().find(|e| e.depth == 2), Some(&best));
         std::fs::remove_dir_all(path.parent().unwrap()).ok();
     }
@@ -693,10 +686,7 @@ mod tests {
             deepen: vec![],
             ..small()
         };
-        let book = Generator::new(config, &path)
-            .unwrap()
-            .run(|| Static, &AtomicBool::new(false), |_| {})
-            .unwrap();
+        let book = run_to_end(config, &path);
         assert_eq!(book.len(), 12);
         assert!(book.entries().iter().all(|e| e.depth == 1));
         std::fs::remove_dir_all(path.parent().unwrap()).ok();
@@ -743,10 +733,7 @@ mod tests {
     #[test]
     fn a_finished_run_resumes_to_its_book_without_searching() {
         let path = temp("finished");
-        let book = Generator::new(small(), &path)
-            .unwrap()
-            .run(|| Static, &AtomicBool::new(false), |_| {})
-            .unwrap();
+        let book = run_to_end(small(), &path);
         let count = AtomicUsize::new(0);
         let again = Generator::resume(&path)
             .unwrap()

@@ -277,8 +277,8 @@ fn a_damaged_row_stops_the_reading_with_file_line_and_column() {
 
 #[test]
 fn a_game_id_recorded_twice_is_refused_naming_the_id_and_its_lines() {
-    // A record merged by hand: the same run's rows pasted twice after a
-    // third game, as `cat games.csv >> games.csv` without the header does.
+    // A record merged by hand: two of its rows (games 2 and 4) pasted again
+    // at its end, as a careless `cat` or a doubly-written resume leaves.
     let dir = temp_dir("duplicates");
     let path = dir.join("games.csv");
     let games = a_match("alpha", "beta", 2);
