@@ -10,7 +10,12 @@
 //!   under the logistic or the normalized model, its bounds and decision.
 //! - Rating tables for more than two players ([`rating_table`]).
 //! - The CSV game record ([`GameRecord`]), its crash-safe writer
-//!   ([`RecordWriter`]) and its forgiving reader ([`read_record_files`]).
+//!   ([`RecordWriter`]) and its reader ([`read_record_files`]), which drops
+//!   a torn last line and refuses any other damage or a game id recorded
+//!   twice.
+//!
+//! With the `serde` feature, the SPRT design ([`SprtConfig`], [`EloModel`])
+//! serializes with the names the command line uses.
 //!
 //! This crate depends on none of the workspace's other crates, and it never
 //! prints: every function returns values for a binary to show.
@@ -37,6 +42,6 @@ pub use reader::{
 pub use record::{
     GameRecord, GameResult, ParseResultError, ParseTerminationError, RECORD_HEADER, RowError, Termination,
 };
-pub use sprt::{Decision, EloModel, Sprt, SprtConfig, SprtError, SprtStatus};
+pub use sprt::{Decision, EloModel, ParseEloModelError, Sprt, SprtConfig, SprtError, SprtStatus};
 pub use tally::{Outcome, Pentanomial, Tally, Trinomial};
 pub use writer::{RecordWriter, WriteError};

@@ -5,14 +5,21 @@
 //! approximation), and the test stops when it leaves Wald's bounds
 //! `ln(beta / (1 - alpha))` and `ln((1 - beta) / alpha)`.
 
+use std::fmt;
+use std::str::FromStr;
+
 use thiserror::Error;
 
 use crate::elo::NELO_PER_T;
 use crate::mle::{Frequencies, PENTANOMIAL_POINTS, TRINOMIAL_POINTS, llr_logistic, llr_t_value};
 use crate::tally::{Tally, frequencies_of};
 
-/// The Elo scale in which `elo0` and `elo1` are expressed.
+/// The Elo scale in which `elo0` and `elo1` are expressed. Its one
+/// spelling, on the command line, in settings files and in records, is
+/// [`EloModel::name`] (`normalized`, `logistic`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum EloModel {
     /// Normalized Elo: the hypotheses fix the t-value `(score - 1/2) /
     /// sigma`, so they do not depend on the draw rate (fishtest's default).
@@ -31,10 +38,35 @@ impl EloModel {
             Self::Logistic => "logistic",
         }
     }
+
+    /// Both models, the default first.
+    pub const ALL: [EloModel; 2] = [Self::Normalized, Self::Logistic];
+}
+
+impl fmt::Display for EloModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A model name that is neither `normalized` nor `logistic`.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[error("unknown Elo model {0:?} (expected normalized or logistic)")]
+pub struct ParseEloModelError(pub String);
+
+impl FromStr for EloModel {
+    type Err = ParseEloModelError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| ParseEloModelError(s.to_owned()))
+    }
 }
 
 /// The design of a test: hypotheses, error rates and model.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SprtConfig {
     /// H0: the Elo difference is `elo0`.
     pub elo0: f64,
@@ -228,5 +260,41 @@ impl Sprt {
             upper_bound: self.upper_bound,
             decision: self.decision(llr),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn models_are_spelled_one_way() {
+        for model in EloModel::ALL {
+            assert_eq!(model.name().parse::<EloModel>(), Ok(model));
+            assert_eq!(model.to_string(), model.name());
+        }
+        assert_eq!(EloModel::ALL[0], EloModel::default());
+        let err = "bayes".parse::<EloModel>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown Elo model \"bayes\" (expected normalized or logistic)"
+        );
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn the_design_round_trips_through_serde_with_the_same_names() {
+        let config = SprtConfig {
+            model: EloModel::Logistic,
+            ..SprtConfig::default()
+        };
+        let text = serde_json::to_string(&config).unwrap();
+        assert!(text.contains("\"model\":\"logistic\""), "{text}");
+        assert_eq!(serde_json::from_str::<SprtConfig>(&text).unwrap(), config);
+        for model in EloModel::ALL {
+            let json = format!("\"{}\"", model.name());
+            assert_eq!(serde_json::from_str::<EloModel>(&json).unwrap(), model);
+        }
+        assert!(serde_json::from_str::<EloModel>("\"bayes\"").is_err());
     }
 }
