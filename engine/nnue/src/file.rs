@@ -1,7 +1,7 @@
 //! The integer network's file format: what `EvalFile` loads and what the
 //! trainer exports, and what is embedded in the engine.
 //!
-//! All numbers are little-endian. An 84-byte header, then the weights:
+//! All numbers are little-endian. An 88-byte header, then the weights:
 //!
 //! | offset | size | field |
 //! |---|---|---|
@@ -10,10 +10,10 @@
 //! | 12 | 4 | feature set version (changes with the feature definition) |
 //! | 16 | 4 | features per perspective (6,360) |
 //! | 20 | 12 | L1, L2, L3 |
-//! | 32 | 12 | QA, QB, evaluation scale |
-//! | 44 | 8 | payload length in bytes |
-//! | 52 | 32 | SHA-256 of the payload |
-//! | 84 | .. | payload: w1 (i16, feature-major), b1 (i16), w2 (i16, output-major), b2 (i32), w3 (i16), b3 (i32), w4 (i16), b4 (i32) |
+//! | 32 | 16 | QA, QB, QH, evaluation scale |
+//! | 48 | 8 | payload length in bytes |
+//! | 56 | 32 | SHA-256 of the payload |
+//! | 88 | .. | payload: w1 (i16, feature-major), b1 (i16), w2 (i16, output-major), b2 (i32), w3 (i16), b3 (i32), w4 (i16), b4 (i32) |
 //!
 //! Loading names what is wrong: magic, version, a dimension, the length,
 //! the hash, or a feature weight outside the range that keeps the
@@ -21,7 +21,7 @@
 //! target and renames it, so a crash leaves the old file or the new one.
 
 use crate::features::NUM_FEATURES;
-use crate::network::{EVAL_SCALE, L1, L1X2, L2, L3, QA, QB, QuantNetwork, W1_CLIP};
+use crate::network::{EVAL_SCALE, L1, L1X2, L2, L3, QA, QB, QH, QuantNetwork, W1_CLIP};
 use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::path::Path;
@@ -33,7 +33,9 @@ pub const FORMAT_VERSION: u32 = 1;
 /// The version of the feature definition in [`crate::features`]; bump it
 /// when a feature's meaning changes, even if the count does not.
 pub const FEATURE_SET_VERSION: u32 = 1;
-const HEADER_LEN: usize = 84;
+const HEADER_LEN: usize = 88;
+const LEN_AT: usize = 48;
+const HASH_AT: usize = 56;
 
 /// Why a network file could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -174,7 +176,7 @@ impl QuantNetwork {
             }
         }
         let mut len = [0u8; 8];
-        len.copy_from_slice(&bytes[44..52]);
+        len.copy_from_slice(&bytes[LEN_AT..HASH_AT]);
         let declared = u64::from_le_bytes(len);
         let present = (bytes.len() - HEADER_LEN) as u64;
         let expected = payload_len() as u64;
@@ -193,9 +195,9 @@ impl QuantNetwork {
         }
         let payload = &bytes[HEADER_LEN..];
         let hash = Sha256::digest(payload);
-        if hash.as_slice() != &bytes[52..84] {
+        if hash.as_slice() != &bytes[HASH_AT..HEADER_LEN] {
             return Err(NetFileError::Hash {
-                expected: hex(&bytes[52..84]),
+                expected: hex(&bytes[HASH_AT..HEADER_LEN]),
                 found: hex(&hash),
             });
         }
@@ -256,7 +258,7 @@ impl QuantNetwork {
 }
 
 /// The header's u32 fields after the magic, in order, with their names.
-fn header_values() -> [(&'static str, u32); 9] {
+fn header_values() -> [(&'static str, u32); 10] {
     [
         ("format version", FORMAT_VERSION),
         ("feature set version", FEATURE_SET_VERSION),
@@ -266,6 +268,7 @@ fn header_values() -> [(&'static str, u32); 9] {
         ("L3", L3 as u32),
         ("QA", QA as u32),
         ("QB", QB as u32),
+        ("QH", QH as u32),
         ("evaluation scale", EVAL_SCALE as u32),
     ]
 }

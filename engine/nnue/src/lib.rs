@@ -21,4 +21,4 @@ pub use features::{
     FeatureDelta, FeatureList, Frame, MAX_ACTIVE, NUM_FEATURES, Transform, active_features, move_delta,
 };
 pub use file::{FEATURE_SET_VERSION, FORMAT_VERSION, MAGIC, NetFileError};
-pub use network::{Activations, DENSE_CLIP, EVAL_SCALE, FloatNetwork, L1, L2, L3, QA, QB, QuantNetwork, W1_CLIP};
+pub use network::{Activations, DENSE_CLIP, EVAL_SCALE, FloatNetwork, L1, L2, L3, QA, QB, QH, QuantNetwork, W1_CLIP};

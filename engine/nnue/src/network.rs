@@ -7,16 +7,19 @@
 //! side to move's half first -> [`L2`] -> clipped ReLU -> [`L3`] -> clipped
 //! ReLU -> 1 output, the side to move's winning chances as a logit.
 //!
-//! Quantization: the accumulator holds i16 at scale [`QA`] (1.0 = 127), so
-//! its clipped ReLU is a clamp to 0..=127. Dense weights are i16 at scale
-//! [`QB`] (1.0 = 512), sums i32 (or i64 at the output), and each hidden
-//! layer divides by QB (rounded) to come back to scale QA. i16 x i16 -> i32
-//! is the product the x86-64 baseline (SSE2 `pmaddwd`) multiplies eight at
-//! a time, and it is what the auto-vectoriser finds. The output is scaled
-//! to [`EVAL_SCALE`] per logit unit. Float weights are clipped to
-//! [`W1_CLIP`] and [`DENSE_CLIP`], so that no integer overflows: 32 active
-//! features and the bias stay within i16 (33 x 508 < 32,767), and a dense
-//! sum within i32 (256 x 127 x 32,767 < 2^31).
+//! Quantization: the accumulator holds i16 at scale [`QA`] (1.0 = 255), so
+//! its clipped ReLU is a clamp to 0..=255. Dense weights are i16 at scale
+//! [`QB`] (1.0 = 512) and sums i32; the two hidden layers' activations are
+//! i16 at the finer scale [`QH`] (1.0 = 2,040 = 8 QA, reached by a rounded
+//! shift), because their rounding, multiplied by the output weights, is
+//! what the integer output loses most by. i16 x i16 -> i32 is the product
+//! the x86-64 baseline (SSE2 `pmaddwd`) multiplies eight at a time, and it
+//! is what the auto-vectoriser finds. The output is scaled to
+//! [`EVAL_SCALE`] per logit unit. Float weights are clipped to [`W1_CLIP`]
+//! and [`DENSE_CLIP`], so that no integer overflows: 32 active features and
+//! the bias stay within i16 (33 x 510 < 32,767), and a dense sum with its
+//! bias within i32 (256 x 255 x 32,256 + 63 x 255 x 512 < 2^31; the output
+//! adds its bias in i64).
 
 use crate::features::{MAX_ACTIVE, NUM_FEATURES, active_features};
 use leaper_rules::Position;
@@ -31,15 +34,20 @@ pub const L3: usize = 32;
 /// Both accumulators, concatenated.
 pub(crate) const L1X2: usize = 2 * L1;
 /// The integer that stands for 1.0 in the accumulator and the activations.
-pub const QA: i32 = 127;
+pub const QA: i32 = 255;
 /// The integer that stands for 1.0 in a dense weight.
 pub const QB: i32 = 512;
-const QB_SHIFT: u32 = 9;
+/// The integer that stands for 1.0 in the hidden layers' activations.
+pub const QH: i32 = 8 * QA;
+/// From a first dense layer's sum (scale QA QB) to scale QH.
+const SHIFT_L2: u32 = 6;
+/// From a second dense layer's sum (scale QH QB) to scale QH.
+const SHIFT_L3: u32 = 9;
 /// The evaluation's unit: 10,000 per logit unit of the side to move's
 /// expected score.
 pub const EVAL_SCALE: i64 = 10_000;
 /// The bound of the feature weights and accumulator biases.
-pub const W1_CLIP: f32 = 4.0;
+pub const W1_CLIP: f32 = 2.0;
 /// The bound of the dense weights and biases.
 pub const DENSE_CLIP: f32 = 63.0;
 
@@ -186,12 +194,12 @@ impl FloatNetwork {
             for i in 0..L2 {
                 net.w3[o][i] = q16(self.w3[o * L2 + i], DENSE_CLIP, QB);
             }
-            net.b3[o] = q32(self.b3[o], QA * QB);
+            net.b3[o] = q32(self.b3[o], QH * QB);
         }
         for i in 0..L3 {
             net.w4[i] = q16(self.w4[i], DENSE_CLIP, QB);
         }
-        net.b4 = q32(self.b4, QA * QB);
+        net.b4 = q32(self.b4, QH * QB);
         net
     }
 }
@@ -211,6 +219,8 @@ pub struct Activations {
     pub out: f32,
 }
 
+const _: () = assert!(QA * QB >> SHIFT_L2 == QH && QB >> SHIFT_L3 == 1);
+
 /// The network in integers, as the engine evaluates it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QuantNetwork {
@@ -224,14 +234,18 @@ pub struct QuantNetwork {
     pub(crate) b4: i32,
 }
 
-/// One dense layer with clipped ReLU: i16 inputs at scale QA, weights at
-/// scale QB, i32 sums, outputs back at scale QA in 0..=QA.
+/// One dense layer with clipped ReLU: i16 inputs, weights at scale QB,
+/// i32 sums, outputs shifted (rounding) to scale QH and clamped to 0..=QH.
 #[inline]
-fn dense_crelu<const I: usize, const O: usize>(input: &[i16; I], w: &[[i16; I]; O], b: &[i32; O]) -> [i16; O] {
+fn dense_crelu<const I: usize, const O: usize, const SHIFT: u32>(
+    input: &[i16; I],
+    w: &[[i16; I]; O],
+    b: &[i32; O],
+) -> [i16; O] {
     let mut out = [0i16; O];
     for ((o, row), bias) in out.iter_mut().zip(w).zip(b) {
         let sum = dot(input, row).wrapping_add(*bias);
-        *o = ((sum + (1 << (QB_SHIFT - 1))) >> QB_SHIFT).clamp(0, QA) as i16;
+        *o = (sum.wrapping_add(1 << (SHIFT - 1)) >> SHIFT).clamp(0, QH) as i16;
     }
     out
 }
@@ -331,10 +345,10 @@ impl QuantNetwork {
             h0[j] = stm[j].clamp(0, QA as i16);
             h0[L1 + j] = opp[j].clamp(0, QA as i16);
         }
-        let h1 = dense_crelu(&h0, &self.w2, &self.b2);
-        let h2 = dense_crelu(&h1, &self.w3, &self.b3);
-        let sum = i64::from(dot(&h2, &self.w4).wrapping_add(self.b4));
-        (sum * EVAL_SCALE / i64::from(QA * QB)) as i32
+        let h1 = dense_crelu::<L1X2, L2, SHIFT_L2>(&h0, &self.w2, &self.b2);
+        let h2 = dense_crelu::<L2, L3, SHIFT_L3>(&h1, &self.w3, &self.b3);
+        let sum = i64::from(dot(&h2, &self.w4)) + i64::from(self.b4);
+        (sum * EVAL_SCALE / i64::from(QH * QB)) as i32
     }
 
     /// The evaluation of `pos` from scratch (the accumulators computed
