@@ -24,6 +24,7 @@
 use crate::features::{MAX_ACTIVE, NUM_FEATURES, active_features};
 use leaper_rules::Position;
 use rand::Rng;
+use wide::{i16x8, i32x4};
 
 /// The width of each perspective's accumulator.
 pub const L1: usize = 128;
@@ -219,7 +220,7 @@ pub struct Activations {
     pub out: f32,
 }
 
-const _: () = assert!(QA * QB >> SHIFT_L2 == QH && QB >> SHIFT_L3 == 1);
+const _: () = assert!((QA * QB) >> SHIFT_L2 == QH && QB >> SHIFT_L3 == 1);
 
 /// The network in integers, as the engine evaluates it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -250,20 +251,21 @@ fn dense_crelu<const I: usize, const O: usize, const SHIFT: u32>(
     out
 }
 
-/// The i32 dot product of two i16 vectors; written over fixed chunks so
-/// that it compiles to packed multiply-adds.
+/// The i32 dot product of two i16 vectors, eight pairs at a time with the
+/// `wide` crate's safe packed multiply-add (SSE2 `pmaddwd`). The compiler
+/// finds that instruction by itself only in long loops: for the second
+/// dense layer (16 inputs) it multiplied in 32 bits, three times slower.
 #[inline]
 fn dot<const I: usize>(a: &[i16; I], b: &[i16; I]) -> i32 {
-    let mut lanes = [0i32; 16];
-    for (ca, cb) in a.chunks_exact(16).zip(b.chunks_exact(16)) {
-        for k in 0..16 {
-            lanes[k] = lanes[k].wrapping_add(i32::from(ca[k]) * i32::from(cb[k]));
-        }
+    let (ca, ra) = a.as_chunks::<8>();
+    let (cb, rb) = b.as_chunks::<8>();
+    let mut acc = i32x4::ZERO;
+    for (x, y) in ca.iter().zip(cb) {
+        acc += i16x8::new(*x).dot(i16x8::new(*y));
     }
-    let rest = I - I % 16;
-    let mut sum = lanes.iter().fold(0i32, |s, &x| s.wrapping_add(x));
-    for k in rest..I {
-        sum = sum.wrapping_add(i32::from(a[k]) * i32::from(b[k]));
+    let mut sum = acc.to_array().iter().fold(0i32, |s, &x| s.wrapping_add(x));
+    for (x, y) in ra.iter().zip(rb) {
+        sum = sum.wrapping_add(i32::from(*x) * i32::from(*y));
     }
     sum
 }
