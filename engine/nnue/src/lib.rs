@@ -10,11 +10,13 @@
 //!   small dense layers -> one output in logit units x 10,000 for the side
 //!   to move.
 //! - [`AccumulatorStack`]: incremental accumulators along a search path.
+//! - [`train`]: the trainer core (stage A linear, stage B the network).
 
 mod accumulator;
 pub mod features;
 mod file;
 mod network;
+pub mod train;
 
 pub use accumulator::{Accumulator, AccumulatorStack};
 pub use features::{
