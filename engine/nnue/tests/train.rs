@@ -71,7 +71,17 @@ fn config(epochs: u32, checkpoint: Option<std::path::PathBuf>) -> TrainConfig {
 fn run<M: Model>(trainer: &mut Trainer<M>) -> Vec<f32> {
     let mut losses = vec![trainer.validation_loss()];
     trainer
-        .run(|r| losses.push(r.validation_loss))
+        .run(|r| {
+            eprintln!(
+                "{} epoch {}: train {:.4} validation {:.4}, {:.0} samples/s",
+                M::KIND,
+                r.epoch,
+                r.train_loss,
+                r.validation_loss,
+                r.samples_per_second
+            );
+            losses.push(r.validation_loss);
+        })
         .expect("no checkpoint to write");
     losses
 }
