@@ -39,7 +39,7 @@
 //! a move of another piece can switch the frame, which [`move_delta`]
 //! reports as a refresh.
 
-use leaper_rules::{Bitboard, Color, Move, Piece, Position, Role, Square};
+use leaper_rules::{Bitboard, Color, FenError, Move, Piece, Position, Role, Square};
 
 /// The number of wazir buckets (canonical squares of the own wazir).
 pub const BUCKETS: usize = 10;
@@ -120,9 +120,13 @@ impl Transform {
     }
 
     /// The image of a whole position: board turned, hands, side and ply
-    /// kept. A symmetry maps legal positions to legal positions (see the
-    /// module documentation), so the result is a position of the game.
-    pub fn apply_position(self, pos: &Position) -> Position {
+    /// kept.
+    ///
+    /// # Errors
+    /// During the setup (ply 1, where Red's pieces must stand on rows
+    /// `a`/`b`) the image may be no position of the game; from ply 2 on a
+    /// symmetry maps positions to positions and this does not fail.
+    pub fn apply_position(self, pos: &Position) -> Result<Position, FenError> {
         pos.transformed(|sq| self.apply(sq))
     }
 }
@@ -131,19 +135,23 @@ impl Transform {
 /// its squares, every piece and hand changes colour, and the ply moves by one
 /// so that the other side is to move. Features of `pos` for Red equal those
 /// of the swapped position for Blue.
-pub fn swap_colors(pos: &Position) -> Position {
+///
+/// # Errors
+/// In the setup phase (plies 0 and 1) the swapped position is no position
+/// of the game; from ply 2 on this does not fail.
+pub fn swap_colors(pos: &Position) -> Result<Position, FenError> {
     pos.color_swapped()
 }
 
 /// Position re-building helpers kept here, out of the rules crate, through
 /// its position notation: the rules need no symmetry API of their own.
 trait Rebuild {
-    fn transformed(&self, map: impl Fn(Square) -> Square) -> Position;
-    fn color_swapped(&self) -> Position;
+    fn transformed(&self, map: impl Fn(Square) -> Square) -> Result<Position, FenError>;
+    fn color_swapped(&self) -> Result<Position, FenError>;
 }
 
 impl Rebuild for Position {
-    fn transformed(&self, map: impl Fn(Square) -> Square) -> Position {
+    fn transformed(&self, map: impl Fn(Square) -> Square) -> Result<Position, FenError> {
         let mut board = [None; 64];
         for sq in Square::ALL {
             board[map(sq).index()] = self.piece_at(sq);
@@ -151,7 +159,7 @@ impl Rebuild for Position {
         rebuild(self, &board, false)
     }
 
-    fn color_swapped(&self) -> Position {
+    fn color_swapped(&self) -> Result<Position, FenError> {
         let mut board = [None; 64];
         for sq in Square::ALL {
             board[sq.index()] = self.piece_at(sq).map(|p| Piece::new(!p.color, p.role));
@@ -160,7 +168,7 @@ impl Rebuild for Position {
     }
 }
 
-fn rebuild(pos: &Position, board: &[Option<Piece>; 64], swap: bool) -> Position {
+fn rebuild(pos: &Position, board: &[Option<Piece>; 64], swap: bool) -> Result<Position, FenError> {
     let mut text = String::with_capacity(96);
     for row in 0..8 {
         if row > 0 {
@@ -205,12 +213,7 @@ fn rebuild(pos: &Position, board: &[Option<Piece>; 64], swap: bool) -> Position 
     };
     let side = if Color::to_move_at(ply) == Color::Red { 'r' } else { 'b' };
     text.push_str(&format!(" {side} {ply}"));
-    match Position::from_fen(&text) {
-        Ok(p) => p,
-        // Symmetries and colour swaps keep material and the side-to-move
-        // parity, which is all the position reader checks past ply 1.
-        Err(e) => unreachable!("a symmetric image of {pos:?} is a position ({text}): {e}"),
-    }
+    Position::from_fen(&text)
 }
 
 /// The frame of one perspective: the wazir bucket and the symmetry that

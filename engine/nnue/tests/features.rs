@@ -105,14 +105,14 @@ fn features_are_invariant_under_the_board_symmetries_and_colour_swap() {
                     assert!(canon.row() <= canon.col() && canon.col() <= 3, "{w} -> {canon}");
                 }
                 for t in Transform::ALL {
-                    let image = t.apply_position(pos);
+                    let image = t.apply_position(pos).expect("a symmetric image of a game position");
                     assert_eq!(image.occupied().count(), pos.occupied().count());
                     let features = sorted(active_features(&image, color).1.as_slice());
                     assert_eq!(features, reference, "{t:?} of {pos:?} for {color}");
                     assert_eq!(frame(&image, color).bucket, f.bucket);
                     checked += 1;
                 }
-                let swapped = swap_colors(pos);
+                let swapped = swap_colors(pos).expect("the colour swap of a game position");
                 let features = sorted(active_features(&swapped, !color).1.as_slice());
                 assert_eq!(features, reference, "colour swap of {pos:?} for {color}");
             }
@@ -139,7 +139,7 @@ fn features_tell_apart_positions_that_are_no_images_of_each_other() {
                 .all(|&c| sorted(active_features(a, c).1.as_slice()) == sorted(active_features(b, c).1.as_slice()));
             if same {
                 let image = Transform::ALL.iter().any(|t| {
-                    let img = t.apply_position(a);
+                    let Ok(img) = t.apply_position(a) else { return false };
                     Color::ALL
                         .iter()
                         .all(|&c| img.pieces_of(c) == b.pieces_of(c) && img.hand(c) == b.hand(c))
@@ -150,4 +150,20 @@ fn features_tell_apart_positions_that_are_no_images_of_each_other() {
         }
     }
     assert!(pairs > 1000, "{pairs} pairs");
+}
+
+#[test]
+fn setup_phase_images_are_errors_not_panics() {
+    use leaper_rules::{Position, Setup};
+    let mut pos = Position::new();
+    pos.play_setup(&Setup::first());
+    // Red's setup turned upside down stands on Blue's rows: no position.
+    let flipped = Transform::ALL[1].apply_position(&pos);
+    assert!(flipped.is_err(), "{flipped:?}");
+    assert!(swap_colors(&pos).is_err());
+    assert!(Transform::IDENTITY.apply_position(&pos).is_ok());
+    // And the features of setup-phase positions are defined (no wazir of
+    // Blue's yet: the fallback frame).
+    assert_eq!(frame(&pos, Color::Blue), features::Frame::default());
+    assert_eq!(active_features(&pos, Color::Red).1.len(), 15);
 }
