@@ -1,0 +1,516 @@
+//! The input features of the learned evaluation, one definition for the
+//! trainer and the engine: wazir-relative piece-square features per
+//! perspective, plus the pieces in each hand counted one feature per piece.
+//!
+//! # Symmetry
+//! Every piece is a leaper whose leaps are closed under the eight symmetries
+//! of the square (rotations and reflections), drops go to any empty square,
+//! and nothing in regular play depends on where a square is: only the setup
+//! (plies 1 and 2: Red fills rows `a`/`b`, Blue rows `g`/`h`) is tied to the
+//! board's orientation, and no position is evaluated during it. So from ply
+//! 2 on, the eight board symmetries map games to games with the same
+//! outcome. Swapping the colours is a symmetry too as far as the board is
+//! concerned (features are relative to a perspective, "own" and "enemy"),
+//! though Red moving first and Blue making the 102nd ply are not: the side
+//! to move is handled by the network, which reads the mover's accumulator
+//! first.
+//!
+//! # The features of one perspective
+//! The board is turned by the symmetry (the *frame*) that brings the
+//! perspective's own wazir into the triangle `a1 a2 a3 a4 b2 b3 b4 c3 c4 d4`
+//! (row <= column <= 3): ten *buckets*. Within a bucket, a feature is
+//! - a piece on a (turned) square: 9 kinds (own alfil, dabbaba, ferz,
+//!   knight; enemy alfil, dabbaba, ferz, knight, wazir) x 64 squares; the
+//!   own wazir is the bucket and no feature of its own;
+//! - a piece in a hand, by count: feature (side, role, k) is active when that
+//!   side holds more than k pieces of that role, k < 16 alfils, 8 dabbabas,
+//!   4 ferzes, 2 knights: 30 per side.
+//!
+//! That is 10 x (576 + 60) = 6,360 features per perspective, of which at
+//! most 31 are active (the 30 pieces other than the wazirs, each on the
+//! board or in a hand, and the enemy wazir).
+//!
+//! When the own wazir stands on a diagonal of its quadrant, two symmetries
+//! bring it into the triangle. The frame then picks the one under which the
+//! position sorts first (the enemy wazir's turned square, then the turned
+//! bitboards of the nine kinds): a choice that depends only on what the two
+//! turned boards look like, so any symmetric image of a position gets
+//! exactly the same features. The price: with the wazir on such a diagonal,
+//! a move of another piece can switch the frame, which [`move_delta`]
+//! reports as a refresh.
+
+use leaper_rules::{Bitboard, Color, FenError, Move, Piece, Position, Role, Square};
+
+/// The number of wazir buckets (canonical squares of the own wazir).
+pub const BUCKETS: usize = 10;
+/// Board piece kinds per bucket: own alfil, dabbaba, ferz, knight, then the
+/// enemy's alfil, dabbaba, ferz, knight and wazir.
+pub const BOARD_KINDS: usize = 9;
+/// Hand features of one side: 16 alfils, 8 dabbabas, 4 ferzes, 2 knights.
+pub const HAND_SLOTS: usize = 30;
+/// Where each droppable role's hand features start within a side's slots.
+const HAND_OFFSET: [usize; 4] = [0, 16, 24, 28];
+/// Features of one bucket: board features, then own hand, then enemy hand.
+pub const FEATURES_PER_BUCKET: usize = BOARD_KINDS * 64 + 2 * HAND_SLOTS;
+/// Features of one perspective.
+pub const NUM_FEATURES: usize = BUCKETS * FEATURES_PER_BUCKET;
+/// The most features active at once for one perspective (31 in a game).
+pub const MAX_ACTIVE: usize = 32;
+
+/// One of the eight symmetries of the board: bit 0 flips the rows (`a` <->
+/// `h`), bit 1 flips the columns (`1` <-> `8`), bit 2 then swaps row and
+/// column (a reflection in the `a1`-`h8` diagonal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Transform(u8);
+
+const TRANSFORM_TABLE: [[u8; 64]; 8] = {
+    let mut table = [[0u8; 64]; 8];
+    let mut t = 0;
+    while t < 8 {
+        let mut sq = 0;
+        while sq < 64 {
+            let mut row = sq / 8;
+            let mut col = sq % 8;
+            if t & 1 != 0 {
+                row = 7 - row;
+            }
+            if t & 2 != 0 {
+                col = 7 - col;
+            }
+            if t & 4 != 0 {
+                let r = row;
+                row = col;
+                col = r;
+            }
+            table[t][sq] = (row * 8 + col) as u8;
+            sq += 1;
+        }
+        t += 1;
+    }
+    table
+};
+
+/// The bucket of a canonical square (row <= column <= 3), by row and column.
+const BUCKET_OF: [[u8; 4]; 4] = [[0, 1, 2, 3], [0, 4, 5, 6], [0, 0, 7, 8], [0, 0, 0, 9]];
+
+impl Transform {
+    /// The identity.
+    pub const IDENTITY: Transform = Transform(0);
+    /// All eight symmetries.
+    pub const ALL: [Transform; 8] = [
+        Transform(0),
+        Transform(1),
+        Transform(2),
+        Transform(3),
+        Transform(4),
+        Transform(5),
+        Transform(6),
+        Transform(7),
+    ];
+
+    /// The image of `sq`.
+    #[inline]
+    pub const fn apply(self, sq: Square) -> Square {
+        Square::from_index_masked(TRANSFORM_TABLE[self.0 as usize][sq.index()] as u32)
+    }
+
+    /// The image of a set of squares.
+    pub fn apply_bitboard(self, bb: Bitboard) -> Bitboard {
+        bb.fold(Bitboard::EMPTY, |acc, sq| acc | Bitboard::from_square(self.apply(sq)))
+    }
+
+    /// The image of a whole position: board turned, hands, side and ply
+    /// kept.
+    ///
+    /// # Errors
+    /// During the setup (ply 1, where Red's pieces must stand on rows
+    /// `a`/`b`) the image may be no position of the game; from ply 2 on a
+    /// symmetry maps positions to positions and this does not fail.
+    pub fn apply_position(self, pos: &Position) -> Result<Position, FenError> {
+        pos.transformed(|sq| self.apply(sq))
+    }
+}
+
+/// A position seen from one side with the colours swapped: the board keeps
+/// its squares, every piece and hand changes colour, and the ply moves by one
+/// so that the other side is to move. Features of `pos` for Red equal those
+/// of the swapped position for Blue.
+///
+/// # Errors
+/// In the setup phase (plies 0 and 1) the swapped position is no position
+/// of the game; from ply 2 on this does not fail.
+pub fn swap_colors(pos: &Position) -> Result<Position, FenError> {
+    pos.color_swapped()
+}
+
+/// Position re-building helpers kept here, out of the rules crate, through
+/// its position notation: the rules need no symmetry API of their own.
+trait Rebuild {
+    fn transformed(&self, map: impl Fn(Square) -> Square) -> Result<Position, FenError>;
+    fn color_swapped(&self) -> Result<Position, FenError>;
+}
+
+impl Rebuild for Position {
+    fn transformed(&self, map: impl Fn(Square) -> Square) -> Result<Position, FenError> {
+        let mut board = [None; 64];
+        for sq in Square::ALL {
+            board[map(sq).index()] = self.piece_at(sq);
+        }
+        rebuild(self, &board, false)
+    }
+
+    fn color_swapped(&self) -> Result<Position, FenError> {
+        let mut board = [None; 64];
+        for sq in Square::ALL {
+            board[sq.index()] = self.piece_at(sq).map(|p| Piece::new(!p.color, p.role));
+        }
+        rebuild(self, &board, true)
+    }
+}
+
+fn rebuild(pos: &Position, board: &[Option<Piece>; 64], swap: bool) -> Result<Position, FenError> {
+    let mut text = String::with_capacity(96);
+    for row in 0..8 {
+        if row > 0 {
+            text.push('/');
+        }
+        let mut empty = 0u8;
+        for col in 0..8 {
+            match board[row * 8 + col] {
+                Some(piece) => {
+                    if empty > 0 {
+                        text.push((b'0' + empty) as char);
+                        empty = 0;
+                    }
+                    text.push(piece.letter());
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            text.push((b'0' + empty) as char);
+        }
+    }
+    text.push(' ');
+    let start = text.len();
+    for color in Color::ALL {
+        let holder = if swap { !color } else { color };
+        for role in Role::DROPPABLE {
+            for _ in 0..pos.hand(holder).count(role) {
+                text.push(role.letter(color));
+            }
+        }
+    }
+    if text.len() == start {
+        text.push('-');
+    }
+    let ply = if !swap {
+        pos.ply()
+    } else if pos.ply() < leaper_rules::MAX_PLY {
+        pos.ply() + 1
+    } else {
+        pos.ply() - 1
+    };
+    let side = if Color::to_move_at(ply) == Color::Red { 'r' } else { 'b' };
+    text.push_str(&format!(" {side} {ply}"));
+    Position::from_fen(&text)
+}
+
+/// The frame of one perspective: the wazir bucket and the symmetry that
+/// turns the board into it. Equal frames before and after a move mean the
+/// features changed only where pieces did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Frame {
+    /// The own wazir's canonical square, 0..10.
+    pub bucket: u8,
+    /// The symmetry applied to every square.
+    pub transform: Transform,
+}
+
+/// The board kind of `piece` for `perspective`, `None` for the own wazir.
+#[inline]
+fn board_kind(perspective: Color, piece: Piece) -> Option<usize> {
+    if piece.color == perspective {
+        (piece.role != Role::Wazir).then_some(piece.role.index())
+    } else {
+        Some(4 + piece.role.index())
+    }
+}
+
+/// The frame of `perspective` in `pos`. A position without that side's
+/// wazir (the game is over) gets bucket 0 and the identity, so that nothing
+/// downstream has to treat it apart.
+pub fn frame(pos: &Position, perspective: Color) -> Frame {
+    let Some(w) = pos.wazir(perspective) else {
+        return Frame::default();
+    };
+    let (row, col) = (w.row(), w.col());
+    let flips = u8::from(row > 3) | (u8::from(col > 3) << 1);
+    let r = if row > 3 { 7 - row } else { row };
+    let c = if col > 3 { 7 - col } else { col };
+    let bucket = BUCKET_OF[r.min(c) as usize][r.max(c) as usize];
+    let transform = match r.cmp(&c) {
+        std::cmp::Ordering::Less => Transform(flips),
+        std::cmp::Ordering::Greater => Transform(flips | 4),
+        std::cmp::Ordering::Equal => tie_break(pos, perspective, Transform(flips), Transform(flips | 4)),
+    };
+    Frame { bucket, transform }
+}
+
+/// Of two symmetries that put the own wazir on the same canonical square,
+/// the one under which the position sorts first: a function of the two
+/// turned boards alone, hence the same for every symmetric image.
+fn tie_break(pos: &Position, perspective: Color, a: Transform, b: Transform) -> Transform {
+    let enemy_wazir = |t: Transform| pos.wazir(!perspective).map_or(64, |sq| t.apply(sq).index());
+    match enemy_wazir(a).cmp(&enemy_wazir(b)) {
+        std::cmp::Ordering::Less => return a,
+        std::cmp::Ordering::Greater => return b,
+        std::cmp::Ordering::Equal => {}
+    }
+    for color in [perspective, !perspective] {
+        for role in Role::DROPPABLE {
+            let bb = pos.squares_of(Piece::new(color, role));
+            let (ka, kb) = (a.apply_bitboard(bb).0, b.apply_bitboard(bb).0);
+            if ka != kb {
+                return if ka < kb { a } else { b };
+            }
+        }
+    }
+    a
+}
+
+/// The index of a board feature.
+#[inline]
+fn board_index(frame: Frame, kind: usize, sq: Square) -> u16 {
+    (frame.bucket as usize * FEATURES_PER_BUCKET + kind * 64 + frame.transform.apply(sq).index()) as u16
+}
+
+/// The index of hand feature `k` (0-based) of `holder`'s `role`.
+#[inline]
+fn hand_index(frame: Frame, perspective: Color, holder: Color, role: Role, k: u8) -> u16 {
+    let side = usize::from(holder != perspective);
+    (frame.bucket as usize * FEATURES_PER_BUCKET
+        + BOARD_KINDS * 64
+        + side * HAND_SLOTS
+        + HAND_OFFSET[role.index()]
+        + k as usize) as u16
+}
+
+/// A short list of feature indices, at most [`MAX_ACTIVE`].
+#[derive(Clone, Copy, Debug)]
+pub struct FeatureList {
+    items: [u16; MAX_ACTIVE],
+    len: usize,
+}
+
+impl Default for FeatureList {
+    fn default() -> Self {
+        FeatureList {
+            items: [0; MAX_ACTIVE],
+            len: 0,
+        }
+    }
+}
+
+impl FeatureList {
+    #[inline]
+    fn push(&mut self, index: u16) {
+        // A game never has more (see MAX_ACTIVE); a hand-built oddity is
+        // cut rather than allowed to index out of range.
+        if self.len < MAX_ACTIVE {
+            self.items[self.len] = index;
+            self.len += 1;
+        }
+    }
+
+    /// The indices.
+    #[inline]
+    pub fn as_slice(&self) -> &[u16] {
+        &self.items[..self.len]
+    }
+
+    /// How many.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// The active features of `pos` for `perspective`, with the frame they were
+/// computed in.
+pub fn active_features(pos: &Position, perspective: Color) -> (Frame, FeatureList) {
+    let frame = frame(pos, perspective);
+    let mut list = FeatureList::default();
+    for sq in pos.occupied() {
+        if let Some(piece) = pos.piece_at(sq)
+            && let Some(kind) = board_kind(perspective, piece)
+        {
+            list.push(board_index(frame, kind, sq));
+        }
+    }
+    for holder in Color::ALL {
+        for role in Role::DROPPABLE {
+            for k in 0..pos.hand(holder).count(role).min(2 * role.count_per_side()) {
+                list.push(hand_index(frame, perspective, holder, role, k));
+            }
+        }
+    }
+    (frame, list)
+}
+
+/// How one perspective's features change with a move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FeatureDelta {
+    /// The frame changed (the own wazir moved, or was captured, or a
+    /// diagonal tie-break flipped): recompute from the position after.
+    Refresh(Frame),
+    /// The frame is unchanged; these features leave and enter.
+    Update {
+        /// Features no longer active (at most 2 used).
+        removed: [u16; 2],
+        /// How many of `removed` are used.
+        removed_len: u8,
+        /// Features newly active (at most 2 used).
+        added: [u16; 2],
+        /// How many of `added` are used.
+        added_len: u8,
+    },
+}
+
+impl FeatureDelta {
+    /// The removed features of an update (empty for a refresh).
+    pub fn removed(&self) -> &[u16] {
+        match self {
+            FeatureDelta::Refresh(_) => &[],
+            FeatureDelta::Update {
+                removed, removed_len, ..
+            } => &removed[..*removed_len as usize],
+        }
+    }
+
+    /// The added features of an update (empty for a refresh).
+    pub fn added(&self) -> &[u16] {
+        match self {
+            FeatureDelta::Refresh(_) => &[],
+            FeatureDelta::Update { added, added_len, .. } => &added[..*added_len as usize],
+        }
+    }
+}
+
+/// The change of `perspective`'s features when `mv` takes `before` (whose
+/// frame for `perspective` is `frame_before`) to `after`.
+pub fn move_delta(
+    before: &Position,
+    mv: Move,
+    after: &Position,
+    perspective: Color,
+    frame_before: Frame,
+) -> FeatureDelta {
+    let frame_after = frame(after, perspective);
+    if frame_after != frame_before {
+        return FeatureDelta::Refresh(frame_after);
+    }
+    let f = frame_before;
+    let mover = before.turn();
+    let mut removed = [0u16; 2];
+    let mut added = [0u16; 2];
+    let (mut nr, mut na) = (0usize, 0usize);
+    let mut remove = |i: u16| {
+        removed[nr] = i;
+        nr += 1;
+    };
+    let mut add = |i: u16| {
+        added[na] = i;
+        na += 1;
+    };
+    match mv {
+        Move::Jump { from, to } => {
+            let Some(piece) = before.piece_at(from) else {
+                return FeatureDelta::Refresh(frame_after);
+            };
+            if let Some(victim) = before.piece_at(to) {
+                if let Some(kind) = board_kind(perspective, victim) {
+                    remove(board_index(f, kind, to));
+                }
+                if victim.role != Role::Wazir {
+                    let k = before.hand(mover).count(victim.role);
+                    if k >= 2 * victim.role.count_per_side() {
+                        return FeatureDelta::Refresh(frame_after);
+                    }
+                    add(hand_index(f, perspective, mover, victim.role, k));
+                }
+            }
+            if let Some(kind) = board_kind(perspective, piece) {
+                remove(board_index(f, kind, from));
+                add(board_index(f, kind, to));
+            }
+        }
+        Move::Drop { role, to } => {
+            let k = before.hand(mover).count(role);
+            if k == 0 || k > 2 * role.count_per_side() {
+                return FeatureDelta::Refresh(frame_after);
+            }
+            remove(hand_index(f, perspective, mover, role, k - 1));
+            if let Some(kind) = board_kind(perspective, Piece::new(mover, role)) {
+                add(board_index(f, kind, to));
+            }
+        }
+    }
+    FeatureDelta::Update {
+        removed,
+        removed_len: nr as u8,
+        added,
+        added_len: na as u8,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transforms_are_the_eight_symmetries() {
+        let mut images = std::collections::HashSet::new();
+        for t in Transform::ALL {
+            let image: Vec<usize> = Square::ALL.iter().map(|&sq| t.apply(sq).index()).collect();
+            let mut sorted = image.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..64).collect::<Vec<_>>(), "{t:?} is a permutation");
+            // Leaps are kept: adjacent squares stay adjacent.
+            for sq in Square::ALL {
+                for to in leaper_rules::leaps(Role::Knight, sq) {
+                    assert!(leaper_rules::leaps(Role::Knight, t.apply(sq)).contains(t.apply(to)));
+                }
+            }
+            images.insert(image);
+        }
+        assert_eq!(images.len(), 8);
+    }
+
+    #[test]
+    fn every_wazir_square_maps_into_the_triangle() {
+        let mut seen = [0usize; BUCKETS];
+        for sq in Square::ALL {
+            let canon = (0..8).filter_map(|t| {
+                let img = Transform(t).apply(sq);
+                (img.row() <= img.col() && img.col() <= 3).then_some(img)
+            });
+            let n = canon.clone().count();
+            assert!(n == 1 || n == 2, "{sq}: {n} images in the triangle");
+            let first = canon
+                .clone()
+                .next()
+                .map(|s| BUCKET_OF[s.row() as usize][s.col() as usize]);
+            seen[first.unwrap_or(0) as usize] += 1;
+        }
+        // Squares on a diagonal have 4 images, the others 8.
+        assert_eq!(seen, [4, 8, 8, 8, 4, 8, 8, 4, 8, 4]);
+        assert_eq!(NUM_FEATURES, 6360);
+    }
+}

@@ -1,0 +1,316 @@
+//! The integer network's file format: what `EvalFile` loads and what the
+//! trainer exports, and what is embedded in the engine.
+//!
+//! All numbers are little-endian. An 88-byte header, then the weights:
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `LEAPNNUE` |
+//! | 8 | 4 | format version ([`FORMAT_VERSION`]) |
+//! | 12 | 4 | feature set version (changes with the feature definition) |
+//! | 16 | 4 | features per perspective (6,360) |
+//! | 20 | 12 | L1, L2, L3 |
+//! | 32 | 16 | QA, QB, QH, evaluation scale |
+//! | 48 | 8 | payload length in bytes |
+//! | 56 | 32 | SHA-256 of the payload |
+//! | 88 | .. | payload: w1 (i16, feature-major), b1 (i16), w2 (i16, output-major), b2 (i32), w3 (i16), b3 (i32), w4 (i16), b4 (i32) |
+//!
+//! Loading names what is wrong: magic, version, a dimension, the length,
+//! the hash, or a feature weight outside the range that keeps the
+//! accumulator from overflowing. Saving writes a temporary file beside the
+//! target and renames it, so a crash leaves the old file or the new one.
+
+use crate::features::NUM_FEATURES;
+use crate::network::{EVAL_SCALE, L1, L1X2, L2, L3, QA, QB, QH, QuantNetwork, W1_CLIP};
+use sha2::{Digest, Sha256};
+use std::io::Write;
+use std::path::Path;
+
+/// The first eight bytes of a network file.
+pub const MAGIC: [u8; 8] = *b"LEAPNNUE";
+/// The version of the layout above.
+pub const FORMAT_VERSION: u32 = 1;
+/// The version of the feature definition in [`crate::features`]; bump it
+/// when a feature's meaning changes, even if the count does not.
+pub const FEATURE_SET_VERSION: u32 = 1;
+const HEADER_LEN: usize = 88;
+const LEN_AT: usize = 48;
+const HASH_AT: usize = 56;
+
+/// Why a network file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum NetFileError {
+    /// The file system refused.
+    #[error("network file i/o: {0}")]
+    Io(#[from] std::io::Error),
+    /// Shorter than a header.
+    #[error("network file is {0} bytes long, shorter than its {HEADER_LEN}-byte header")]
+    TooShort(usize),
+    /// Not our file.
+    #[error("not a leaper network file: magic {found:?}, expected \"LEAPNNUE\"")]
+    BadMagic {
+        /// The first eight bytes.
+        found: [u8; 8],
+    },
+    /// A format version this build does not read.
+    #[error("network file format version {found}; this build reads version {expected}")]
+    Version {
+        /// In the file.
+        found: u32,
+        /// What this build reads.
+        expected: u32,
+    },
+    /// A dimension or constant that differs from this build's network.
+    #[error("network file has {field} = {found}; this build's network has {expected}")]
+    Dimension {
+        /// The header field.
+        field: &'static str,
+        /// In the file.
+        found: u64,
+        /// In this build.
+        expected: u64,
+    },
+    /// The payload is not as long as the header and dimensions say.
+    #[error("network file payload is {found} bytes; its dimensions need {expected}")]
+    Length {
+        /// Present.
+        found: u64,
+        /// Needed.
+        expected: u64,
+    },
+    /// The payload does not hash to the header's hash: a damaged file.
+    #[error("network file content hash mismatch (header {expected}, content {found}): the file is damaged")]
+    Hash {
+        /// From the header, hex.
+        expected: String,
+        /// Of the payload, hex.
+        found: String,
+    },
+    /// A feature weight or bias outside the range that cannot overflow.
+    #[error("network file {layer}[{index}] = {value} is outside +-{bound}")]
+    WeightRange {
+        /// `w1` or `b1`.
+        layer: &'static str,
+        /// Its index.
+        index: usize,
+        /// Its value.
+        value: i16,
+        /// The bound.
+        bound: i16,
+    },
+}
+
+const fn payload_len() -> usize {
+    2 * (NUM_FEATURES * L1 + L1 + L2 * L1X2 + L3 * L2 + L3) + 4 * (L2 + L3 + 1)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The largest feature weight or bias an integer network may hold.
+const W1_BOUND: i16 = (W1_CLIP as i32 * QA) as i16;
+
+impl QuantNetwork {
+    /// The network as a file's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut payload = Vec::with_capacity(payload_len());
+        let i16s = |out: &mut Vec<u8>, v: &[i16]| v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+        let i32s = |out: &mut Vec<u8>, v: &[i32]| v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+        for row in &self.w1 {
+            i16s(&mut payload, row);
+        }
+        i16s(&mut payload, &self.b1);
+        for row in self.w2.iter() {
+            i16s(&mut payload, row);
+        }
+        i32s(&mut payload, &self.b2);
+        for row in &self.w3 {
+            i16s(&mut payload, row);
+        }
+        i32s(&mut payload, &self.b3);
+        i16s(&mut payload, &self.w4);
+        i32s(&mut payload, &[self.b4]);
+        debug_assert_eq!(payload.len(), payload_len());
+
+        let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+        out.extend_from_slice(&MAGIC);
+        for v in header_values() {
+            out.extend_from_slice(&v.1.to_le_bytes());
+        }
+        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        out.extend_from_slice(&Sha256::digest(&payload));
+        out.extend_from_slice(&payload);
+        out
+    }
+
+    /// Reads a network from a file's bytes.
+    ///
+    /// # Errors
+    /// A [`NetFileError`] naming the first thing that is wrong.
+    pub fn from_bytes(bytes: &[u8]) -> Result<QuantNetwork, NetFileError> {
+        if bytes.len() < HEADER_LEN {
+            return Err(NetFileError::TooShort(bytes.len()));
+        }
+        let u32_at = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+        let mut magic = [0u8; 8];
+        magic.copy_from_slice(&bytes[..8]);
+        if magic != MAGIC {
+            return Err(NetFileError::BadMagic { found: magic });
+        }
+        let version = u32_at(8);
+        if version != FORMAT_VERSION {
+            return Err(NetFileError::Version {
+                found: version,
+                expected: FORMAT_VERSION,
+            });
+        }
+        for (i, (field, expected)) in header_values().into_iter().enumerate().skip(1) {
+            let found = u32_at(8 + 4 * i);
+            if found != expected {
+                return Err(NetFileError::Dimension {
+                    field,
+                    found: found.into(),
+                    expected: expected.into(),
+                });
+            }
+        }
+        let mut len = [0u8; 8];
+        len.copy_from_slice(&bytes[LEN_AT..HASH_AT]);
+        let declared = u64::from_le_bytes(len);
+        let present = (bytes.len() - HEADER_LEN) as u64;
+        let expected = payload_len() as u64;
+        if declared != expected {
+            return Err(NetFileError::Dimension {
+                field: "payload length",
+                found: declared,
+                expected,
+            });
+        }
+        if present != expected {
+            return Err(NetFileError::Length {
+                found: present,
+                expected,
+            });
+        }
+        let payload = &bytes[HEADER_LEN..];
+        let hash = Sha256::digest(payload);
+        if hash.as_slice() != &bytes[HASH_AT..HEADER_LEN] {
+            return Err(NetFileError::Hash {
+                expected: hex(&bytes[HASH_AT..HEADER_LEN]),
+                found: hex(&hash),
+            });
+        }
+
+        let mut reader = Reader { bytes: payload, at: 0 };
+        let mut net = QuantNetwork::zeros();
+        for row in net.w1.iter_mut() {
+            reader.i16s(row);
+        }
+        reader.i16s(&mut net.b1);
+        for row in net.w2.iter_mut() {
+            reader.i16s(row);
+        }
+        reader.i32s(&mut net.b2);
+        for row in net.w3.iter_mut() {
+            reader.i16s(row);
+        }
+        reader.i32s(&mut net.b3);
+        reader.i16s(&mut net.w4);
+        let mut b4 = [0i32];
+        reader.i32s(&mut b4);
+        net.b4 = b4[0];
+
+        for (layer, values) in [("w1", net.w1.as_flattened()), ("b1", &net.b1[..])] {
+            if let Some((index, &value)) = values
+                .iter()
+                .enumerate()
+                .find(|(_, v)| v.unsigned_abs() > W1_BOUND as u16)
+            {
+                return Err(NetFileError::WeightRange {
+                    layer,
+                    index,
+                    value,
+                    bound: W1_BOUND,
+                });
+            }
+        }
+        Ok(net)
+    }
+
+    /// Writes the network to `path` atomically (a temporary file beside it,
+    /// synced, then renamed).
+    ///
+    /// # Errors
+    /// The file system's error.
+    pub fn save(&self, path: &Path) -> Result<(), NetFileError> {
+        write_atomically(path, &self.to_bytes())?;
+        Ok(())
+    }
+
+    /// Reads a network file.
+    ///
+    /// # Errors
+    /// The file system's error or what [`QuantNetwork::from_bytes`] finds.
+    pub fn load(path: &Path) -> Result<QuantNetwork, NetFileError> {
+        QuantNetwork::from_bytes(&std::fs::read(path)?)
+    }
+}
+
+/// The header's u32 fields after the magic, in order, with their names.
+fn header_values() -> [(&'static str, u32); 10] {
+    [
+        ("format version", FORMAT_VERSION),
+        ("feature set version", FEATURE_SET_VERSION),
+        ("features", NUM_FEATURES as u32),
+        ("L1", L1 as u32),
+        ("L2", L2 as u32),
+        ("L3", L3 as u32),
+        ("QA", QA as u32),
+        ("QB", QB as u32),
+        ("QH", QH as u32),
+        ("evaluation scale", EVAL_SCALE as u32),
+    ]
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    // The length was checked against the dimensions before reading.
+    fn i16s(&mut self, out: &mut [i16]) {
+        for (x, b) in out.iter_mut().zip(self.bytes[self.at..].chunks_exact(2)) {
+            *x = i16::from_le_bytes([b[0], b[1]]);
+        }
+        self.at += 2 * out.len();
+    }
+
+    fn i32s(&mut self, out: &mut [i32]) {
+        for (x, b) in out.iter_mut().zip(self.bytes[self.at..].chunks_exact(4)) {
+            *x = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+        self.at += 4 * out.len();
+    }
+}
+
+/// Writes `bytes` to a temporary file beside `path`, syncs it and renames
+/// it over `path`: readers see the old content or the new, never a part.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}

@@ -1,0 +1,26 @@
+//! The learned evaluation of 0.1 (an NNUE) in a crate of its own, so that
+//! the engine (inference) and the trainer share one definition of the
+//! features, the network's shape, its quantization and its file format.
+//! It depends on the rules and on nothing of the search.
+//!
+//! - [`features`]: wazir-relative piece-square and hand features per
+//!   perspective, their symmetries, and their change with a move.
+//! - [`FloatNetwork`] (training, reference) and [`QuantNetwork`] (play):
+//!   sparse input -> accumulator per perspective -> clipped ReLU -> two
+//!   small dense layers -> one output in logit units x 10,000 for the side
+//!   to move.
+//! - [`AccumulatorStack`]: incremental accumulators along a search path.
+//! - [`train`]: the trainer core (stage A linear, stage B the network).
+
+mod accumulator;
+pub mod features;
+mod file;
+mod network;
+pub mod train;
+
+pub use accumulator::{Accumulator, AccumulatorStack};
+pub use features::{
+    FeatureDelta, FeatureList, Frame, MAX_ACTIVE, NUM_FEATURES, Transform, active_features, move_delta,
+};
+pub use file::{FEATURE_SET_VERSION, FORMAT_VERSION, MAGIC, NetFileError};
+pub use network::{Activations, DENSE_CLIP, EVAL_SCALE, FloatNetwork, L1, L2, L3, QA, QB, QH, QuantNetwork, W1_CLIP};

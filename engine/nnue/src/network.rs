@@ -1,0 +1,380 @@
+//! The network's shape, its float form (for training and as the reference
+//! of what the network computes) and its integer form (for play), with the
+//! quantization between them.
+//!
+//! Shape: 6,360 sparse inputs per perspective -> an accumulator of [`L1`]
+//! (weights shared by both perspectives) -> clipped ReLU on each side, the
+//! side to move's half first -> [`L2`] -> clipped ReLU -> [`L3`] -> clipped
+//! ReLU -> 1 output, the side to move's winning chances as a logit.
+//!
+//! Quantization: the accumulator holds i16 at scale [`QA`] (1.0 = 255), so
+//! its clipped ReLU is a clamp to 0..=255. Dense weights are i16 at scale
+//! [`QB`] (1.0 = 512) and sums i32; the two hidden layers' activations are
+//! i16 at the finer scale [`QH`] (1.0 = 2,040 = 8 QA, reached by a rounded
+//! shift), because their rounding, multiplied by the output weights, is
+//! what the integer output loses most by. i16 x i16 -> i32 is the product
+//! the x86-64 baseline (SSE2 `pmaddwd`) multiplies eight at a time, and it
+//! is what the auto-vectoriser finds. The output is scaled to
+//! [`EVAL_SCALE`] per logit unit. Float weights are clipped to [`W1_CLIP`]
+//! and [`DENSE_CLIP`], so that no integer overflows: 32 active features and
+//! the bias stay within i16 (33 x 510 < 32,767), and a dense sum with its
+//! bias within i32 (256 x 255 x 32,256 + 63 x 255 x 512 < 2^31; the output
+//! adds its bias in i64).
+
+use crate::features::{MAX_ACTIVE, NUM_FEATURES, active_features};
+use leaper_rules::Position;
+use rand::Rng;
+use wide::{i16x8, i32x4};
+
+/// The width of each perspective's accumulator.
+pub const L1: usize = 128;
+/// The width of the first dense layer.
+pub const L2: usize = 16;
+/// The width of the second dense layer.
+pub const L3: usize = 32;
+/// Both accumulators, concatenated.
+pub(crate) const L1X2: usize = 2 * L1;
+/// The integer that stands for 1.0 in the accumulator and the activations.
+pub const QA: i32 = 255;
+/// The integer that stands for 1.0 in a dense weight.
+pub const QB: i32 = 512;
+/// The integer that stands for 1.0 in the hidden layers' activations.
+pub const QH: i32 = 8 * QA;
+/// From a first dense layer's sum (scale QA QB) to scale QH.
+const SHIFT_L2: u32 = 6;
+/// From a second dense layer's sum (scale QH QB) to scale QH.
+const SHIFT_L3: u32 = 9;
+/// The evaluation's unit: 10,000 per logit unit of the side to move's
+/// expected score.
+pub const EVAL_SCALE: i64 = 10_000;
+/// The bound of the feature weights and accumulator biases.
+pub const W1_CLIP: f32 = 2.0;
+/// The bound of the dense weights and biases.
+pub const DENSE_CLIP: f32 = 63.0;
+
+/// The network in floating point: what the trainer changes, and the
+/// reference of what the integer network approximates. Matrices are
+/// row-major by output: `w2[o * 2 * L1 + i]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FloatNetwork {
+    /// Feature weights: `w1[f * L1 + j]`.
+    pub w1: Vec<f32>,
+    /// Accumulator bias, `L1`.
+    pub b1: Vec<f32>,
+    /// First dense layer, `L2 x 2 L1`.
+    pub w2: Vec<f32>,
+    /// Its bias, `L2`.
+    pub b2: Vec<f32>,
+    /// Second dense layer, `L3 x L2`.
+    pub w3: Vec<f32>,
+    /// Its bias, `L3`.
+    pub b3: Vec<f32>,
+    /// Output weights, `L3`.
+    pub w4: Vec<f32>,
+    /// Output bias.
+    pub b4: f32,
+}
+
+/// Clipped ReLU in float.
+#[inline]
+pub(crate) fn crelu(x: f32) -> f32 {
+    x.clamp(0.0, 1.0)
+}
+
+impl FloatNetwork {
+    /// All weights zero.
+    pub fn zeros() -> FloatNetwork {
+        FloatNetwork {
+            w1: vec![0.0; NUM_FEATURES * L1],
+            b1: vec![0.0; L1],
+            w2: vec![0.0; L2 * L1X2],
+            b2: vec![0.0; L2],
+            w3: vec![0.0; L3 * L2],
+            b3: vec![0.0; L3],
+            w4: vec![0.0; L3],
+            b4: 0.0,
+        }
+    }
+
+    /// Random weights for training from scratch: uniform with the fan-in
+    /// scaling that keeps activations of order one, feature weights small
+    /// (about 31 of them add up).
+    pub fn random<R: Rng + ?Sized>(rng: &mut R) -> FloatNetwork {
+        let mut net = FloatNetwork::zeros();
+        let mut fill = |v: &mut Vec<f32>, bound: f32| v.iter_mut().for_each(|w| *w = rng.random_range(-bound..bound));
+        fill(&mut net.w1, 0.1);
+        fill(&mut net.b1, 0.1);
+        fill(&mut net.w2, (1.0 / L1X2 as f32).sqrt());
+        fill(&mut net.w3, (1.0 / L2 as f32).sqrt());
+        fill(&mut net.w4, (1.0 / L3 as f32).sqrt());
+        net.b1.iter_mut().for_each(|b| *b += 0.25);
+        net
+    }
+
+    /// Clamps every weight to what quantization can hold.
+    pub fn clip(&mut self) {
+        let clamp = |v: &mut Vec<f32>, bound: f32| v.iter_mut().for_each(|w| *w = w.clamp(-bound, bound));
+        clamp(&mut self.w1, W1_CLIP);
+        clamp(&mut self.b1, W1_CLIP);
+        for v in [&mut self.w2, &mut self.b2, &mut self.w3, &mut self.b3, &mut self.w4] {
+            clamp(v, DENSE_CLIP);
+        }
+        self.b4 = self.b4.clamp(-DENSE_CLIP, DENSE_CLIP);
+    }
+
+    /// The accumulator of a feature list (before the clipped ReLU).
+    pub fn accumulate(&self, features: &[u16]) -> [f32; L1] {
+        let mut acc = [0.0; L1];
+        acc.copy_from_slice(&self.b1);
+        for &f in features {
+            let row = &self.w1[f as usize * L1..(f as usize + 1) * L1];
+            acc.iter_mut().zip(row).for_each(|(a, w)| *a += w);
+        }
+        acc
+    }
+
+    /// The output (logit of the side to move) from both accumulators,
+    /// keeping the activations for backpropagation.
+    pub fn forward_from(&self, stm: &[f32; L1], opp: &[f32; L1]) -> Activations {
+        let mut h0 = [0.0; L1X2];
+        for j in 0..L1 {
+            h0[j] = crelu(stm[j]);
+            h0[L1 + j] = crelu(opp[j]);
+        }
+        let mut z1 = [0.0; L2];
+        for (o, z) in z1.iter_mut().enumerate() {
+            let row = &self.w2[o * L1X2..(o + 1) * L1X2];
+            *z = self.b2[o] + row.iter().zip(&h0).map(|(w, x)| w * x).sum::<f32>();
+        }
+        let h1 = z1.map(crelu);
+        let mut z2 = [0.0; L3];
+        for (o, z) in z2.iter_mut().enumerate() {
+            let row = &self.w3[o * L2..(o + 1) * L2];
+            *z = self.b3[o] + row.iter().zip(&h1).map(|(w, x)| w * x).sum::<f32>();
+        }
+        let h2 = z2.map(crelu);
+        let out = self.b4 + self.w4.iter().zip(&h2).map(|(w, x)| w * x).sum::<f32>();
+        Activations {
+            stm: *stm,
+            opp: *opp,
+            z1,
+            z2,
+            out,
+        }
+    }
+
+    /// The evaluation of `pos` in logit units for the side to move.
+    pub fn evaluate(&self, pos: &Position) -> f32 {
+        let (_, stm) = active_features(pos, pos.turn());
+        let (_, opp) = active_features(pos, !pos.turn());
+        self.forward_from(&self.accumulate(stm.as_slice()), &self.accumulate(opp.as_slice()))
+            .out
+    }
+
+    /// The integer network: weights clipped as in [`FloatNetwork::clip`],
+    /// then scaled and rounded.
+    pub fn quantize(&self) -> QuantNetwork {
+        let q16 = |w: f32, bound: f32, scale: i32| (w.clamp(-bound, bound) * scale as f32).round() as i16;
+        let q32 = |w: f32, scale: i32| (w.clamp(-DENSE_CLIP, DENSE_CLIP) * scale as f32).round() as i32;
+        let mut net = QuantNetwork::zeros();
+        for (f, row) in net.w1.iter_mut().enumerate() {
+            for (j, w) in row.iter_mut().enumerate() {
+                *w = q16(self.w1[f * L1 + j], W1_CLIP, QA);
+            }
+        }
+        for j in 0..L1 {
+            net.b1[j] = q16(self.b1[j], W1_CLIP, QA);
+        }
+        for o in 0..L2 {
+            for i in 0..L1X2 {
+                net.w2[o][i] = q16(self.w2[o * L1X2 + i], DENSE_CLIP, QB);
+            }
+            net.b2[o] = q32(self.b2[o], QA * QB);
+        }
+        for o in 0..L3 {
+            for i in 0..L2 {
+                net.w3[o][i] = q16(self.w3[o * L2 + i], DENSE_CLIP, QB);
+            }
+            net.b3[o] = q32(self.b3[o], QH * QB);
+        }
+        for i in 0..L3 {
+            net.w4[i] = q16(self.w4[i], DENSE_CLIP, QB);
+        }
+        net.b4 = q32(self.b4, QH * QB);
+        net
+    }
+}
+
+/// What a float forward pass computed, kept for its backward pass.
+#[derive(Clone, Debug)]
+pub struct Activations {
+    /// The side to move's accumulator before the clipped ReLU.
+    pub stm: [f32; L1],
+    /// The other side's accumulator before the clipped ReLU.
+    pub opp: [f32; L1],
+    /// The first dense layer before its clipped ReLU.
+    pub z1: [f32; L2],
+    /// The second dense layer before its clipped ReLU.
+    pub z2: [f32; L3],
+    /// The output logit.
+    pub out: f32,
+}
+
+const _: () = assert!((QA * QB) >> SHIFT_L2 == QH && QB >> SHIFT_L3 == 1);
+
+/// The network in integers, as the engine evaluates it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QuantNetwork {
+    pub(crate) w1: Vec<[i16; L1]>,
+    pub(crate) b1: [i16; L1],
+    pub(crate) w2: Box<[[i16; L1X2]; L2]>,
+    pub(crate) b2: [i32; L2],
+    pub(crate) w3: [[i16; L2]; L3],
+    pub(crate) b3: [i32; L3],
+    pub(crate) w4: [i16; L3],
+    pub(crate) b4: i32,
+}
+
+/// One dense layer with clipped ReLU: i16 inputs, weights at scale QB,
+/// i32 sums, outputs shifted (rounding) to scale QH and clamped to 0..=QH.
+#[inline]
+fn dense_crelu<const I: usize, const O: usize, const SHIFT: u32>(
+    input: &[i16; I],
+    w: &[[i16; I]; O],
+    b: &[i32; O],
+) -> [i16; O] {
+    let mut out = [0i16; O];
+    for ((o, row), bias) in out.iter_mut().zip(w).zip(b) {
+        let sum = dot(input, row).wrapping_add(*bias);
+        *o = (sum.wrapping_add(1 << (SHIFT - 1)) >> SHIFT).clamp(0, QH) as i16;
+    }
+    out
+}
+
+/// The i32 dot product of two i16 vectors, eight pairs at a time with the
+/// `wide` crate's safe packed multiply-add (SSE2 `pmaddwd`). The compiler
+/// finds that instruction by itself only in long loops: for the second
+/// dense layer (16 inputs) it multiplied in 32 bits, three times slower.
+#[inline]
+fn dot<const I: usize>(a: &[i16; I], b: &[i16; I]) -> i32 {
+    let (ca, ra) = a.as_chunks::<8>();
+    let (cb, rb) = b.as_chunks::<8>();
+    let mut acc = i32x4::ZERO;
+    for (x, y) in ca.iter().zip(cb) {
+        acc += i16x8::new(*x).dot(i16x8::new(*y));
+    }
+    let mut sum = acc.to_array().iter().fold(0i32, |s, &x| s.wrapping_add(x));
+    for (x, y) in ra.iter().zip(rb) {
+        sum = sum.wrapping_add(i32::from(*x) * i32::from(*y));
+    }
+    sum
+}
+
+impl QuantNetwork {
+    /// All weights zero.
+    pub fn zeros() -> QuantNetwork {
+        QuantNetwork {
+            w1: vec![[0; L1]; NUM_FEATURES],
+            b1: [0; L1],
+            w2: Box::new([[0; L1X2]; L2]),
+            b2: [0; L2],
+            w3: [[0; L2]; L3],
+            b3: [0; L3],
+            w4: [0; L3],
+            b4: 0,
+        }
+    }
+
+    /// The accumulator of a feature list, from scratch.
+    pub fn refresh(&self, features: &[u16], acc: &mut [i16; L1]) {
+        *acc = self.b1;
+        for &f in features.iter().take(MAX_ACTIVE) {
+            add_row(acc, &self.w1[f as usize]);
+        }
+    }
+
+    /// Applies a change of features to an accumulator.
+    #[inline]
+    pub fn update(&self, acc: &mut [i16; L1], removed: &[u16], added: &[u16]) {
+        for &f in removed {
+            sub_row(acc, &self.w1[f as usize]);
+        }
+        for &f in added {
+            add_row(acc, &self.w1[f as usize]);
+        }
+    }
+
+    /// Copies `src` into `dst` changed by a delta in one pass: the common
+    /// make-move update, which reads the parent's accumulator once.
+    #[inline]
+    pub fn update_from(&self, src: &[i16; L1], dst: &mut [i16; L1], removed: &[u16], added: &[u16]) {
+        match (removed, added) {
+            ([r], [a]) => {
+                let (r, a) = (&self.w1[*r as usize], &self.w1[*a as usize]);
+                for j in 0..L1 {
+                    dst[j] = src[j].wrapping_sub(r[j]).wrapping_add(a[j]);
+                }
+            }
+            ([r1, r2], [a1]) => {
+                let (r1, r2, a1) = (&self.w1[*r1 as usize], &self.w1[*r2 as usize], &self.w1[*a1 as usize]);
+                for j in 0..L1 {
+                    dst[j] = src[j].wrapping_sub(r1[j]).wrapping_sub(r2[j]).wrapping_add(a1[j]);
+                }
+            }
+            ([r1, r2], [a1, a2]) => {
+                let (r1, r2) = (&self.w1[*r1 as usize], &self.w1[*r2 as usize]);
+                let (a1, a2) = (&self.w1[*a1 as usize], &self.w1[*a2 as usize]);
+                for j in 0..L1 {
+                    dst[j] = src[j]
+                        .wrapping_sub(r1[j])
+                        .wrapping_sub(r2[j])
+                        .wrapping_add(a1[j])
+                        .wrapping_add(a2[j]);
+                }
+            }
+            _ => {
+                *dst = *src;
+                self.update(dst, removed, added);
+            }
+        }
+    }
+
+    /// The evaluation from the side to move's and the other side's
+    /// accumulators: logit x [`EVAL_SCALE`] of the side to move.
+    pub fn output(&self, stm: &[i16; L1], opp: &[i16; L1]) -> i32 {
+        let mut h0 = [0i16; L1X2];
+        for j in 0..L1 {
+            h0[j] = stm[j].clamp(0, QA as i16);
+            h0[L1 + j] = opp[j].clamp(0, QA as i16);
+        }
+        let h1 = dense_crelu::<L1X2, L2, SHIFT_L2>(&h0, &self.w2, &self.b2);
+        let h2 = dense_crelu::<L2, L3, SHIFT_L3>(&h1, &self.w3, &self.b3);
+        let sum = i64::from(dot(&h2, &self.w4)) + i64::from(self.b4);
+        (sum * EVAL_SCALE / i64::from(QH * QB)) as i32
+    }
+
+    /// The evaluation of `pos` from scratch (the accumulators computed
+    /// anew): logit x [`EVAL_SCALE`] of the side to move.
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        let (_, stm) = active_features(pos, pos.turn());
+        let (_, opp) = active_features(pos, !pos.turn());
+        let (mut a, mut b) = ([0; L1], [0; L1]);
+        self.refresh(stm.as_slice(), &mut a);
+        self.refresh(opp.as_slice(), &mut b);
+        self.output(&a, &b)
+    }
+}
+
+#[inline]
+fn add_row(acc: &mut [i16; L1], row: &[i16; L1]) {
+    for (a, w) in acc.iter_mut().zip(row) {
+        *a = a.wrapping_add(*w);
+    }
+}
+
+#[inline]
+fn sub_row(acc: &mut [i16; L1], row: &[i16; L1]) {
+    for (a, w) in acc.iter_mut().zip(row) {
+        *a = a.wrapping_sub(*w);
+    }
+}

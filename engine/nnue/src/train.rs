@@ -1,0 +1,714 @@
+//! The trainer core: stage A, a linear model over the features, and stage
+//! B, the network, both fitted with Adam on shuffled minibatches to the
+//! target `(1 - lambda) sigmoid(score) + lambda result` under binary
+//! cross-entropy, on all cores, with a held-out validation loss per epoch,
+//! checkpoints and resume, and export to the integer network file.
+//!
+//! It lives in this crate beside the features and the network so that one
+//! definition serves both; it uses only their public API, so it can move
+//! to the training crate unchanged.
+//!
+//! Why hand-written: the input is ~60 active features out of 12,720, and
+//! the first layer is a sum of 60 rows of a 6,360 x 128 matrix whose
+//! gradient touches only those rows. The CPU tensor crates (candle-core
+//! 0.11, burn 0.23 (pre-release), dfdx 0.13, tch 0.26 needing libtorch)
+//! offer dense matrices or an embedding lookup, whose backward pass
+//! produces (and whose optimiser updates) the whole 814k-weight matrix for
+//! every batch, i.e. ~200 times the work of the sparse update here; none
+//! has a sparse Adam. The forward and backward pass of this small network
+//! are a few loops, written once below against the float network that is
+//! also the reference of the integer one.
+
+use crate::features::{FeatureList, NUM_FEATURES, active_features};
+use crate::network::{FloatNetwork, L1, L1X2, L2, L3, crelu};
+use crate::{EVAL_SCALE, QuantNetwork};
+use leaper_rules::Position;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use std::path::{Path, PathBuf};
+
+/// One training position: its features from both sides and its target.
+#[derive(Clone, Copy, Debug)]
+pub struct Sample {
+    /// The side to move's active features.
+    pub stm: FeatureList,
+    /// The other side's active features.
+    pub opp: FeatureList,
+    /// The target expected score of the side to move, in [0, 1].
+    pub target: f32,
+}
+
+impl Sample {
+    /// The sample of a position scored `score` (logit x 10,000 for the side
+    /// to move) in a game whose result for the side to move was `result`
+    /// (1 win, 0.5 draw, 0 loss), with result weight `lambda`.
+    pub fn new(pos: &Position, score: i32, result: f32, lambda: f32) -> Sample {
+        let logit = score as f32 / EVAL_SCALE as f32;
+        let target = (1.0 - lambda) * sigmoid(logit) + lambda * result.clamp(0.0, 1.0);
+        Sample {
+            stm: active_features(pos, pos.turn()).1,
+            opp: active_features(pos, !pos.turn()).1,
+            target,
+        }
+    }
+}
+
+/// Samples from the trainer's input: `(position, score in logit x 10,000,
+/// result in [0, 1], ply)` for the side to move. Finished games (a wazir
+/// captured) carry no evaluation and are skipped.
+pub fn samples_from<I>(records: I, lambda: f32) -> Vec<Sample>
+where
+    I: IntoIterator<Item = (Position, i32, f32, u32)>,
+{
+    records
+        .into_iter()
+        .filter(|(pos, ..)| pos.terminal().is_none())
+        .map(|(pos, score, result, _ply)| Sample::new(&pos, score, result, lambda))
+        .collect()
+}
+
+/// The logistic function.
+#[inline]
+pub fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Binary cross-entropy of predicting `sigmoid(logit)` for target `y`,
+/// computed stably from the logit.
+#[inline]
+pub fn bce_with_logit(logit: f32, y: f32) -> f32 {
+    logit.max(0.0) - logit * y + (-logit.abs()).exp().ln_1p()
+}
+
+/// A model the trainer can fit: its parameters as flat tensors, the first
+/// of which is indexed by feature (one row of `ROW` per feature) and gets
+/// sparse updates.
+pub trait Model: Clone + Send + Sync {
+    /// The width of a feature's row in tensor 0.
+    const ROW: usize;
+    /// A name for checkpoints: a checkpoint of another model is refused.
+    const KIND: &'static str;
+    /// The parameters.
+    fn tensors(&self) -> Vec<&[f32]>;
+    /// The parameters, to change.
+    fn tensors_mut(&mut self) -> Vec<&mut [f32]>;
+    /// The output logit for a sample.
+    fn predict(&self, sample: &Sample) -> f32;
+    /// Adds the gradient of the loss at `sample` to `grad` (shaped as
+    /// [`Model::tensors`]) and returns the loss.
+    fn backward(&self, sample: &Sample, grad: &mut [Vec<f32>]) -> f32;
+    /// Clamps the parameters to what their integer form can hold.
+    fn clip(&mut self);
+}
+
+/// Stage A: a linear model. The evaluation for the side to move is the
+/// sum of its features' weights minus the sum of the other side's, plus a
+/// bias (the value of having the move): colour-symmetric by construction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinearModel {
+    /// One weight per feature.
+    pub weights: Vec<f32>,
+    /// The side to move's bonus.
+    pub bias: f32,
+}
+
+impl Default for LinearModel {
+    fn default() -> Self {
+        LinearModel {
+            weights: vec![0.0; NUM_FEATURES],
+            bias: 0.0,
+        }
+    }
+}
+
+impl LinearModel {
+    /// The evaluation of `pos` in logit units for the side to move.
+    pub fn evaluate(&self, pos: &Position) -> f32 {
+        self.predict(&Sample::new(pos, 0, 0.5, 0.0))
+    }
+}
+
+impl Model for LinearModel {
+    const ROW: usize = 1;
+    const KIND: &'static str = "linear";
+
+    fn tensors(&self) -> Vec<&[f32]> {
+        vec![&self.weights, std::slice::from_ref(&self.bias)]
+    }
+
+    fn tensors_mut(&mut self) -> Vec<&mut [f32]> {
+        vec![&mut self.weights, std::slice::from_mut(&mut self.bias)]
+    }
+
+    fn predict(&self, s: &Sample) -> f32 {
+        let sum = |l: &FeatureList| l.as_slice().iter().map(|&f| self.weights[f as usize]).sum::<f32>();
+        self.bias + sum(&s.stm) - sum(&s.opp)
+    }
+
+    fn backward(&self, s: &Sample, grad: &mut [Vec<f32>]) -> f32 {
+        let out = self.predict(s);
+        let d = sigmoid(out) - s.target;
+        for &f in s.stm.as_slice() {
+            grad[0][f as usize] += d;
+        }
+        for &f in s.opp.as_slice() {
+            grad[0][f as usize] -= d;
+        }
+        grad[1][0] += d;
+        bce_with_logit(out, s.target)
+    }
+
+    fn clip(&mut self) {
+        self.weights.iter_mut().for_each(|w| *w = w.clamp(-8.0, 8.0));
+    }
+}
+
+impl Model for FloatNetwork {
+    const ROW: usize = L1;
+    const KIND: &'static str = "nnue";
+
+    fn tensors(&self) -> Vec<&[f32]> {
+        vec![
+            &self.w1,
+            &self.b1,
+            &self.w2,
+            &self.b2,
+            &self.w3,
+            &self.b3,
+            &self.w4,
+            std::slice::from_ref(&self.b4),
+        ]
+    }
+
+    fn tensors_mut(&mut self) -> Vec<&mut [f32]> {
+        vec![
+            &mut self.w1,
+            &mut self.b1,
+            &mut self.w2,
+            &mut self.b2,
+            &mut self.w3,
+            &mut self.b3,
+            &mut self.w4,
+            std::slice::from_mut(&mut self.b4),
+        ]
+    }
+
+    fn predict(&self, s: &Sample) -> f32 {
+        self.forward_from(&self.accumulate(s.stm.as_slice()), &self.accumulate(s.opp.as_slice()))
+            .out
+    }
+
+    fn backward(&self, s: &Sample, grad: &mut [Vec<f32>]) -> f32 {
+        let act = self.forward_from(&self.accumulate(s.stm.as_slice()), &self.accumulate(s.opp.as_slice()));
+        let dout = sigmoid(act.out) - s.target;
+        let inside = |x: f32| if x > 0.0 && x < 1.0 { 1.0 } else { 0.0 };
+        let h1 = act.z1.map(crelu);
+        let h2 = act.z2.map(crelu);
+        let mut h0 = [0.0; L1X2];
+        for j in 0..L1 {
+            h0[j] = crelu(act.stm[j]);
+            h0[L1 + j] = crelu(act.opp[j]);
+        }
+        // Output layer.
+        let mut dz2 = [0.0; L3];
+        for o in 0..L3 {
+            grad[6][o] += dout * h2[o];
+            dz2[o] = dout * self.w4[o] * inside(act.z2[o]);
+        }
+        grad[7][0] += dout;
+        // Second dense layer.
+        let mut dh1 = [0.0; L2];
+        for o in 0..L3 {
+            let d = dz2[o];
+            if d == 0.0 {
+                continue;
+            }
+            grad[5][o] += d;
+            let (g, w) = (&mut grad[4][o * L2..(o + 1) * L2], &self.w3[o * L2..(o + 1) * L2]);
+            for i in 0..L2 {
+                g[i] += d * h1[i];
+                dh1[i] += d * w[i];
+            }
+        }
+        // First dense layer.
+        let mut dh0 = [0.0; L1X2];
+        for o in 0..L2 {
+            let d = dh1[o] * inside(act.z1[o]);
+            if d == 0.0 {
+                continue;
+            }
+            grad[3][o] += d;
+            let (g, w) = (
+                &mut grad[2][o * L1X2..(o + 1) * L1X2],
+                &self.w2[o * L1X2..(o + 1) * L1X2],
+            );
+            for i in 0..L1X2 {
+                g[i] += d * h0[i];
+                dh0[i] += d * w[i];
+            }
+        }
+        // Accumulators: the bias and the active features' rows.
+        let mut dstm = [0.0; L1];
+        let mut dopp = [0.0; L1];
+        for j in 0..L1 {
+            dstm[j] = dh0[j] * inside(act.stm[j]);
+            dopp[j] = dh0[L1 + j] * inside(act.opp[j]);
+            grad[1][j] += dstm[j] + dopp[j];
+        }
+        for (list, d) in [(&s.stm, &dstm), (&s.opp, &dopp)] {
+            for &f in list.as_slice() {
+                let row = &mut grad[0][f as usize * L1..(f as usize + 1) * L1];
+                row.iter_mut().zip(d).for_each(|(g, d)| *g += d);
+            }
+        }
+        bce_with_logit(act.out, s.target)
+    }
+
+    fn clip(&mut self) {
+        FloatNetwork::clip(self);
+    }
+}
+
+/// The trainer's settings.
+#[derive(Clone, Debug)]
+pub struct TrainConfig {
+    /// Passes over the training set.
+    pub epochs: u32,
+    /// Samples per minibatch.
+    pub batch_size: usize,
+    /// Adam's step size.
+    pub learning_rate: f32,
+    /// Adam's first-moment decay.
+    pub beta1: f32,
+    /// Adam's second-moment decay.
+    pub beta2: f32,
+    /// Worker threads for the gradient and the validation loss.
+    pub threads: usize,
+    /// The share of samples held out for validation (the last ones after a
+    /// seeded shuffle).
+    pub validation_fraction: f32,
+    /// Seeds the split and every epoch's order.
+    pub seed: u64,
+    /// Where to write a checkpoint after every epoch, if anywhere.
+    pub checkpoint: Option<PathBuf>,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            epochs: 10,
+            batch_size: 4096,
+            learning_rate: 1e-3,
+            beta1: 0.9,
+            beta2: 0.999,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            validation_fraction: 0.05,
+            seed: 1,
+            checkpoint: None,
+        }
+    }
+}
+
+/// What one epoch did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EpochReport {
+    /// 1-based.
+    pub epoch: u32,
+    /// Mean training loss over the epoch's batches.
+    pub train_loss: f32,
+    /// Mean loss on the held-out samples.
+    pub validation_loss: f32,
+    /// Training samples per second.
+    pub samples_per_second: f64,
+}
+
+/// Adam's state: first and second moments per tensor, and the step count.
+/// Rows of tensor 0 are updated only when a batch touched them (a "lazy"
+/// Adam, as for embeddings): an untouched row neither moves nor decays.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Adam {
+    m: Vec<Vec<f32>>,
+    v: Vec<Vec<f32>>,
+    step: u64,
+}
+
+impl Adam {
+    fn new<M: Model>(model: &M) -> Adam {
+        let zeros: Vec<Vec<f32>> = model.tensors().iter().map(|t| vec![0.0; t.len()]).collect();
+        Adam {
+            m: zeros.clone(),
+            v: zeros,
+            step: 0,
+        }
+    }
+
+    fn update(&mut self, params: &mut [f32], grad: &[f32], t: usize, range: std::ops::Range<usize>, cfg: &TrainConfig) {
+        let bc1 = 1.0 - cfg.beta1.powi(self.step.min(1 << 20) as i32);
+        let bc2 = 1.0 - cfg.beta2.powi(self.step.min(1 << 20) as i32);
+        let lr = cfg.learning_rate * bc2.sqrt() / bc1;
+        let (m, v) = (&mut self.m[t][range.clone()], &mut self.v[t][range.clone()]);
+        for (((p, g), m), v) in params[range.clone()].iter_mut().zip(&grad[range]).zip(m).zip(v) {
+            *m = cfg.beta1 * *m + (1.0 - cfg.beta1) * g;
+            *v = cfg.beta2 * *v + (1.0 - cfg.beta2) * g * g;
+            *p -= lr * *m / (v.sqrt() + 1e-8);
+        }
+    }
+}
+
+/// A worker's gradient: tensors shaped as the model's, with the feature
+/// rows it touched so that only those are read and zeroed.
+struct Grad {
+    tensors: Vec<Vec<f32>>,
+    touched: Vec<u16>,
+    marked: Vec<bool>,
+    loss: f64,
+}
+
+impl Grad {
+    fn new<M: Model>(model: &M) -> Grad {
+        Grad {
+            tensors: model.tensors().iter().map(|t| vec![0.0; t.len()]).collect(),
+            touched: Vec::new(),
+            marked: vec![false; NUM_FEATURES],
+            loss: 0.0,
+        }
+    }
+
+    fn add<M: Model>(&mut self, model: &M, s: &Sample) {
+        for &f in s.stm.as_slice().iter().chain(s.opp.as_slice()) {
+            if !self.marked[f as usize] {
+                self.marked[f as usize] = true;
+                self.touched.push(f);
+            }
+        }
+        self.loss += f64::from(model.backward(s, &mut self.tensors));
+    }
+
+    /// Adds `other` into `self` and clears `other`.
+    fn absorb<M: Model>(&mut self, other: &mut Grad) {
+        for (a, b) in self.tensors.iter_mut().zip(other.tensors.iter_mut()).skip(1) {
+            a.iter_mut().zip(b.iter_mut()).for_each(|(x, y)| {
+                *x += *y;
+                *y = 0.0;
+            });
+        }
+        for &f in &other.touched {
+            let r = f as usize * M::ROW..(f as usize + 1) * M::ROW;
+            let (a, b) = (&mut self.tensors[0][r.clone()], &mut other.tensors[0][r]);
+            a.iter_mut().zip(b.iter_mut()).for_each(|(x, y)| {
+                *x += *y;
+                *y = 0.0;
+            });
+            other.marked[f as usize] = false;
+            if !self.marked[f as usize] {
+                self.marked[f as usize] = true;
+                self.touched.push(f);
+            }
+        }
+        other.touched.clear();
+        self.loss += other.loss;
+        other.loss = 0.0;
+    }
+}
+
+/// Mean loss of `model` over `samples`, on `threads` threads.
+pub fn mean_loss<M: Model>(model: &M, samples: &[Sample], threads: usize) -> f32 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    let chunk = samples.len().div_ceil(threads.max(1));
+    let total: f64 = std::thread::scope(|scope| {
+        let handles: Vec<_> = samples
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|s| f64::from(bce_with_logit(model.predict(s), s.target)))
+                        .sum::<f64>()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or(f64::NAN)).sum()
+    });
+    (total / samples.len() as f64) as f32
+}
+
+/// A trainer: the model, its optimiser state, the data split, and where it
+/// is in the schedule.
+#[derive(Debug)]
+pub struct Trainer<M: Model> {
+    /// The model being fitted.
+    pub model: M,
+    adam: Adam,
+    /// Epochs completed.
+    pub epoch: u32,
+    config: TrainConfig,
+    train: Vec<Sample>,
+    validation: Vec<Sample>,
+}
+
+impl<M: Model> Trainer<M> {
+    /// A trainer for `model` on `samples`, split into training and
+    /// validation sets by a shuffle seeded with `config.seed`.
+    pub fn new(model: M, mut samples: Vec<Sample>, config: TrainConfig) -> Trainer<M> {
+        samples.shuffle(&mut StdRng::seed_from_u64(config.seed));
+        let held = ((samples.len() as f32 * config.validation_fraction).round() as usize).min(samples.len());
+        let validation = samples.split_off(samples.len() - held);
+        Trainer {
+            adam: Adam::new(&model),
+            model,
+            epoch: 0,
+            config,
+            train: samples,
+            validation,
+        }
+    }
+
+    /// The held-out samples.
+    pub fn validation(&self) -> &[Sample] {
+        &self.validation
+    }
+
+    /// Mean loss on the held-out samples.
+    pub fn validation_loss(&self) -> f32 {
+        mean_loss(&self.model, &self.validation, self.config.threads)
+    }
+
+    /// Trains until `config.epochs` epochs are done (counting those of a
+    /// resumed checkpoint), calling `report` after each; writes a
+    /// checkpoint after each when configured.
+    ///
+    /// # Errors
+    /// Writing a checkpoint failed.
+    pub fn run(&mut self, mut report: impl FnMut(&EpochReport)) -> std::io::Result<()> {
+        while self.epoch < self.config.epochs {
+            let r = self.train_epoch();
+            report(&r);
+            if let Some(path) = self.config.checkpoint.clone() {
+                self.save_checkpoint(&path)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One pass over the training set in a fresh order.
+    pub fn train_epoch(&mut self) -> EpochReport {
+        let start = std::time::Instant::now();
+        let threads = self.config.threads.max(1);
+        let mut order: Vec<u32> = (0..self.train.len() as u32).collect();
+        order.shuffle(&mut StdRng::seed_from_u64(
+            self.config.seed ^ ((u64::from(self.epoch) + 1) * 0x9e37_79b9),
+        ));
+        let mut grads: Vec<Grad> = (0..threads).map(|_| Grad::new(&self.model)).collect();
+        let (mut loss_sum, mut n) = (0f64, 0usize);
+        for batch in order.chunks(self.config.batch_size.max(1)) {
+            let per = batch.len().div_ceil(threads);
+            let (model, train) = (&self.model, &self.train);
+            std::thread::scope(|scope| {
+                for (g, part) in grads.iter_mut().zip(batch.chunks(per)) {
+                    scope.spawn(move || {
+                        for &i in part {
+                            g.add(model, &train[i as usize]);
+                        }
+                    });
+                }
+            });
+            let (first, rest) = grads.split_at_mut(1);
+            for other in rest {
+                first[0].absorb::<M>(other);
+            }
+            loss_sum += first[0].loss;
+            n += batch.len();
+            self.apply(&mut first[0], batch.len());
+        }
+        self.epoch += 1;
+        EpochReport {
+            epoch: self.epoch,
+            train_loss: (loss_sum / n.max(1) as f64) as f32,
+            validation_loss: self.validation_loss(),
+            samples_per_second: n as f64 / start.elapsed().as_secs_f64().max(1e-9),
+        }
+    }
+
+    /// One Adam step with the summed gradient of `len` samples, then the
+    /// clip; clears the gradient.
+    fn apply(&mut self, grad: &mut Grad, len: usize) {
+        let scale = 1.0 / len.max(1) as f32;
+        self.adam.step += 1;
+        let cfg = self.config.clone();
+        let mut params = self.model.tensors_mut();
+        for (t, (p, g)) in params.iter_mut().zip(grad.tensors.iter_mut()).enumerate() {
+            if t == 0 {
+                for &f in &grad.touched {
+                    let r = f as usize * M::ROW..(f as usize + 1) * M::ROW;
+                    g[r.clone()].iter_mut().for_each(|x| *x *= scale);
+                    self.adam.update(p, g, 0, r.clone(), &cfg);
+                    g[r].iter_mut().for_each(|x| *x = 0.0);
+                    grad.marked[f as usize] = false;
+                }
+            } else {
+                g.iter_mut().for_each(|x| *x *= scale);
+                self.adam.update(p, g, t, 0..g.len(), &cfg);
+                g.iter_mut().for_each(|x| *x = 0.0);
+            }
+        }
+        grad.touched.clear();
+        grad.loss = 0.0;
+        drop(params);
+        self.model.clip();
+    }
+
+    /// Writes the model, Adam's state and the epoch count to `path`
+    /// atomically.
+    ///
+    /// # Errors
+    /// The file system's error.
+    pub fn save_checkpoint(&self, path: &Path) -> std::io::Result<()> {
+        let mut out = Vec::new();
+        out.extend_from_slice(CHECKPOINT_MAGIC);
+        out.extend_from_slice(&CHECKPOINT_VERSION.to_le_bytes());
+        let kind = M::KIND.as_bytes();
+        out.extend_from_slice(&(kind.len() as u32).to_le_bytes());
+        out.extend_from_slice(kind);
+        out.extend_from_slice(&self.epoch.to_le_bytes());
+        out.extend_from_slice(&self.adam.step.to_le_bytes());
+        for group in [
+            self.model.tensors(),
+            self.adam.m.iter().map(|v| &v[..]).collect(),
+            self.adam.v.iter().map(|v| &v[..]).collect(),
+        ] {
+            for t in group {
+                out.extend_from_slice(&(t.len() as u64).to_le_bytes());
+                t.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+            }
+        }
+        crate::file::write_atomically(path, &out)
+    }
+
+    /// Restores the model, Adam's state and the epoch count from a
+    /// checkpoint written by [`Trainer::save_checkpoint`]; training then
+    /// goes on where it stopped (the data split and each epoch's order
+    /// come from the seed, so give the same samples and seed).
+    ///
+    /// # Errors
+    /// A message naming what does not fit: magic, version, model kind,
+    /// a tensor's length, or a short file.
+    pub fn resume(&mut self, path: &Path) -> Result<(), CheckpointError> {
+        let bytes = std::fs::read(path).map_err(CheckpointError::Io)?;
+        let mut r = ByteReader { bytes: &bytes, at: 0 };
+        if r.take(8)? != CHECKPOINT_MAGIC {
+            return Err(CheckpointError::Format("not a leaper checkpoint (bad magic)".into()));
+        }
+        let version = r.u32()?;
+        if version != CHECKPOINT_VERSION {
+            return Err(CheckpointError::Format(format!(
+                "checkpoint version {version}, expected {CHECKPOINT_VERSION}"
+            )));
+        }
+        let kind_len = r.u32()? as usize;
+        let kind = r.take(kind_len)?;
+        if kind != M::KIND.as_bytes() {
+            return Err(CheckpointError::Format(format!(
+                "checkpoint of a {} model, not {}",
+                String::from_utf8_lossy(kind),
+                M::KIND
+            )));
+        }
+        let epoch = r.u32()?;
+        let step = r.u64()?;
+        let mut model = self.model.clone();
+        let mut adam = self.adam.clone();
+        {
+            let mut targets: Vec<&mut [f32]> = model.tensors_mut();
+            targets.extend(adam.m.iter_mut().map(|v| &mut v[..]));
+            targets.extend(adam.v.iter_mut().map(|v| &mut v[..]));
+            for (i, t) in targets.into_iter().enumerate() {
+                let len = r.u64()? as usize;
+                if len != t.len() {
+                    return Err(CheckpointError::Format(format!(
+                        "checkpoint tensor {i} has {len} values, the model {}",
+                        t.len()
+                    )));
+                }
+                for x in t.iter_mut() {
+                    *x = f32::from_le_bytes(r.array()?);
+                }
+            }
+        }
+        if r.at != bytes.len() {
+            return Err(CheckpointError::Format(format!(
+                "{} bytes after the checkpoint's end",
+                bytes.len() - r.at
+            )));
+        }
+        adam.step = step;
+        self.model = model;
+        self.adam = adam;
+        self.epoch = epoch;
+        Ok(())
+    }
+}
+
+impl Trainer<FloatNetwork> {
+    /// The integer network of the current weights, written to `path`.
+    ///
+    /// # Errors
+    /// The file system's error.
+    pub fn export(&self, path: &Path) -> Result<QuantNetwork, crate::NetFileError> {
+        let net = self.model.quantize();
+        net.save(path)?;
+        Ok(net)
+    }
+}
+
+const CHECKPOINT_MAGIC: &[u8; 8] = b"LEAPCKPT";
+const CHECKPOINT_VERSION: u32 = 1;
+
+/// Why a checkpoint could not be resumed.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    /// The file system refused.
+    #[error("checkpoint i/o: {0}")]
+    Io(std::io::Error),
+    /// The content does not fit this trainer.
+    #[error("checkpoint: {0}")]
+    Format(String),
+}
+
+struct ByteReader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> ByteReader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], CheckpointError> {
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&e| e <= self.bytes.len())
+            .ok_or_else(|| {
+                CheckpointError::Format(format!(
+                    "checkpoint ends at byte {} in the middle of a field",
+                    self.bytes.len()
+                ))
+            })?;
+        let out = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(out)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], CheckpointError> {
+        let mut out = [0u8; N];
+        out.copy_from_slice(self.take(N)?);
+        Ok(out)
+    }
+
+    fn u32(&mut self) -> Result<u32, CheckpointError> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+
+    fn u64(&mut self) -> Result<u64, CheckpointError> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+}

@@ -1,0 +1,233 @@
+//! The integer network against the float one, incremental accumulators
+//! against a full refresh, and the network file's round trip and errors.
+
+mod common;
+
+use common::{MoveKinds, count_kind, random_game, random_move};
+use leaper_nnue::{Accumulator, AccumulatorStack, EVAL_SCALE, FloatNetwork, NetFileError, QuantNetwork};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+/// A random network whose outputs span a few logit units, as a trained
+/// one's do (the initial weights alone give outputs near zero).
+fn random_nets(seed: u64) -> (FloatNetwork, QuantNetwork) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut float = FloatNetwork::random(&mut rng);
+    float.w1.iter_mut().for_each(|w| *w *= 3.0);
+    float.w4.iter_mut().for_each(|w| *w *= 15.0);
+    float.clip();
+    let quant = float.quantize();
+    (float, quant)
+}
+
+/// The stated tolerance: the integer network's output is within this many
+/// logit units (0.1 = 1,000 evaluation units, about 2.5 points of expected
+/// score near equality) of the float network's, and within
+/// [`MEAN_TOLERANCE_LOGIT`] on average, for networks whose outputs span a
+/// few logit units. Rounding each feature weight to 1/255 and each hidden
+/// activation to 1/2040 is amplified by the output weights; measured here:
+/// mean 0.009, worst 0.064.
+const TOLERANCE_LOGIT: f32 = 0.1;
+const MEAN_TOLERANCE_LOGIT: f32 = 0.02;
+
+#[test]
+fn integer_network_is_within_tolerance_of_the_float_network() {
+    let (mut worst, mut sum, mut n, mut spread) = (0f32, 0f32, 0usize, 0f32);
+    for net_seed in 0..3 {
+        let (float, quant) = random_nets(net_seed);
+        for seed in 0..40 {
+            let (positions, _) = random_game(500 + seed);
+            for pos in positions.iter().filter(|p| p.terminal().is_none()) {
+                let f = float.evaluate(pos);
+                let q = quant.evaluate(pos) as f32 / EVAL_SCALE as f32;
+                let diff = (f - q).abs();
+                worst = worst.max(diff);
+                spread = spread.max(f.abs());
+                sum += diff;
+                n += 1;
+            }
+        }
+    }
+    eprintln!(
+        "{n} positions: mean |int - float| {:.5} logit, worst {worst:.5} (outputs up to {spread:.3})",
+        sum / n as f32
+    );
+    assert!(
+        spread > 1.0,
+        "the random networks' outputs barely vary ({spread}): the test would prove little"
+    );
+    assert!(worst <= TOLERANCE_LOGIT, "worst difference {worst} logit");
+    assert!(
+        sum / n as f32 <= MEAN_TOLERANCE_LOGIT,
+        "mean difference {} logit",
+        sum / n as f32
+    );
+}
+
+#[test]
+fn incremental_accumulators_equal_a_full_refresh_after_random_games() {
+    let (_, net) = random_nets(11);
+    let mut stack = AccumulatorStack::new();
+    let mut kinds = MoveKinds::default();
+    let mut rng = StdRng::seed_from_u64(99);
+    let mut side_trips = 0;
+    for seed in 0..120 {
+        let (positions, moves) = random_game(2000 + seed);
+        stack.reset(&net, &positions[0]);
+        for (i, &mv) in moves.iter().enumerate() {
+            let (before, after) = (&positions[i], &positions[i + 1]);
+            count_kind(before, mv, &mut kinds);
+            // A side trip down a few random plies and back, as a search does.
+            if i % 5 == 0 {
+                let saved = stack.current().clone();
+                let mut path = vec![before.clone()];
+                for _ in 0..4 {
+                    let Some(m) = random_move(path.last().unwrap_or(before), &mut rng) else {
+                        break;
+                    };
+                    let from = path.last().cloned().unwrap_or_else(|| before.clone());
+                    let to = from.after(m);
+                    stack.push(&net, &from, m, &to);
+                    assert_eq!(*stack.current(), Accumulator::refresh(&net, &to));
+                    path.push(to);
+                }
+                stack.push_null();
+                stack.pop();
+                for _ in 1..path.len() {
+                    stack.pop();
+                }
+                assert_eq!(
+                    *stack.current(),
+                    saved,
+                    "seed {seed} ply {i}: popping restores the parent"
+                );
+                side_trips += 1;
+            }
+            stack.push(&net, before, mv, after);
+            let scratch = Accumulator::refresh(&net, after);
+            assert_eq!(*stack.current(), scratch, "seed {seed} ply {i}: {after:?} after {mv:?}");
+            assert_eq!(stack.evaluate(&net, after), net.evaluate(after));
+        }
+        assert_eq!(stack.depth(), moves.len() + 1);
+    }
+    eprintln!("{kinds:?}, {side_trips} side trips");
+    assert!(kinds.drops > 300 && kinds.captures > 300 && kinds.wazir_moves > 300 && kinds.wazir_captures > 30);
+}
+
+#[test]
+fn network_file_round_trips() {
+    let (_, net) = random_nets(5);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("net.nnue");
+    net.save(&path).expect("save");
+    let loaded = QuantNetwork::load(&path).expect("load");
+    assert_eq!(loaded, net);
+    let (positions, _) = random_game(3);
+    for pos in &positions {
+        assert_eq!(loaded.evaluate(pos), net.evaluate(pos));
+    }
+    // Nothing but the file is left beside it (the temporary was renamed).
+    assert_eq!(std::fs::read_dir(dir.path()).expect("list").count(), 1);
+}
+
+/// Re-hashes a payload after editing it, so that a test reaches the checks
+/// behind the hash.
+fn rehash(bytes: &mut [u8]) {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(&bytes[88..]);
+    bytes[56..88].copy_from_slice(&digest);
+}
+
+#[test]
+fn damaged_network_files_are_rejected_with_the_reason() {
+    let (_, net) = random_nets(6);
+    let good = net.to_bytes();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let load = |bytes: &[u8]| {
+        let path = dir.path().join("bad.nnue");
+        std::fs::write(&path, bytes).expect("write");
+        QuantNetwork::load(&path).expect_err("a damaged file loads")
+    };
+
+    let err = load(&good[..40]);
+    assert!(matches!(err, NetFileError::TooShort(40)), "{err}");
+
+    let mut bytes = good.clone();
+    bytes[0] = b'X';
+    let err = load(&bytes);
+    assert!(matches!(err, NetFileError::BadMagic { .. }), "{err}");
+    assert!(err.to_string().contains("magic"), "{err}");
+
+    let mut bytes = good.clone();
+    bytes[8] = 9;
+    let err = load(&bytes);
+    assert!(matches!(err, NetFileError::Version { found: 9, expected: 1 }), "{err}");
+
+    let mut bytes = good.clone();
+    bytes[20..24].copy_from_slice(&256u32.to_le_bytes());
+    let err = load(&bytes);
+    assert!(
+        matches!(
+            err,
+            NetFileError::Dimension {
+                field: "L1",
+                found: 256,
+                expected: 128
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "network file has L1 = 256; this build's network has 128"
+    );
+
+    let mut bytes = good.clone();
+    bytes[12] = 2;
+    let err = load(&bytes);
+    assert!(
+        matches!(
+            err,
+            NetFileError::Dimension {
+                field: "feature set version",
+                ..
+            }
+        ),
+        "{err}"
+    );
+
+    let err = load(&good[..good.len() - 10]);
+    assert!(matches!(err, NetFileError::Length { .. }), "{err}");
+    let mut bytes = good.clone();
+    bytes.push(0);
+    let err = load(&bytes);
+    assert!(matches!(err, NetFileError::Length { .. }), "{err}");
+
+    let mut bytes = good.clone();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x40;
+    let err = load(&bytes);
+    assert!(matches!(err, NetFileError::Hash { .. }), "{err}");
+    assert!(err.to_string().contains("damaged"), "{err}");
+
+    // A feature weight beyond what keeps the accumulator within i16.
+    let mut bytes = good.clone();
+    bytes[88 + 2 * 7..88 + 2 * 8].copy_from_slice(&9000i16.to_le_bytes());
+    rehash(&mut bytes);
+    let err = load(&bytes);
+    assert!(
+        matches!(
+            err,
+            NetFileError::WeightRange {
+                layer: "w1",
+                index: 7,
+                value: 9000,
+                ..
+            }
+        ),
+        "{err}"
+    );
+
+    let err = QuantNetwork::load(&dir.path().join("missing.nnue")).expect_err("missing file");
+    assert!(matches!(err, NetFileError::Io(_)), "{err}");
+}

@@ -1,0 +1,178 @@
+//! Tiny training runs on synthetic targets: the validation loss falls for
+//! both stages, a resumed run equals an uninterrupted one, and the export
+//! is an integer network close to the trained float one.
+
+mod common;
+
+use common::random_game;
+use leaper_nnue::train::{LinearModel, Model, Sample, TrainConfig, Trainer, samples_from, sigmoid};
+use leaper_nnue::{EVAL_SCALE, FloatNetwork, QuantNetwork};
+use leaper_rules::{Color, Position, Role};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+
+/// A material count for `color`, on the board and in hand.
+fn material(pos: &Position, color: Color) -> f32 {
+    let value = |r: Role| match r {
+        Role::Alfil => 1.0,
+        Role::Dabbaba => 1.5,
+        Role::Ferz => 2.0,
+        Role::Knight => 3.0,
+        Role::Wazir => 0.0,
+    };
+    let board: f32 = pos
+        .pieces_of(color)
+        .filter_map(|sq| pos.piece_at(sq))
+        .map(|p| value(p.role))
+        .sum();
+    let hand: f32 = Role::DROPPABLE
+        .iter()
+        .map(|&r| f32::from(pos.hand(color).count(r)) * value(r))
+        .sum();
+    board + hand
+}
+
+/// Positions from random games labelled by material: the score is 0.4
+/// logit per point of material for the side to move, the result a win for
+/// the side ahead.
+fn synthetic(games: std::ops::Range<u64>) -> Vec<Sample> {
+    let mut records = Vec::new();
+    for seed in games {
+        for pos in random_game(seed).0 {
+            let diff = material(&pos, pos.turn()) - material(&pos, !pos.turn());
+            let score = (0.4 * diff * EVAL_SCALE as f32) as i32;
+            let result = if diff > 0.0 {
+                1.0
+            } else if diff < 0.0 {
+                0.0
+            } else {
+                0.5
+            };
+            let ply = pos.ply();
+            records.push((pos, score, result, ply));
+        }
+    }
+    samples_from(records, 0.1)
+}
+
+fn config(epochs: u32, checkpoint: Option<std::path::PathBuf>) -> TrainConfig {
+    TrainConfig {
+        epochs,
+        batch_size: 128,
+        learning_rate: 3e-3,
+        threads: 2,
+        validation_fraction: 0.2,
+        seed: 5,
+        checkpoint,
+        ..TrainConfig::default()
+    }
+}
+
+fn run<M: Model>(trainer: &mut Trainer<M>) -> Vec<f32> {
+    let mut losses = vec![trainer.validation_loss()];
+    trainer
+        .run(|r| {
+            eprintln!(
+                "{} epoch {}: train {:.4} validation {:.4}, {:.0} samples/s",
+                M::KIND,
+                r.epoch,
+                r.train_loss,
+                r.validation_loss,
+                r.samples_per_second
+            );
+            losses.push(r.validation_loss);
+        })
+        .expect("no checkpoint to write");
+    losses
+}
+
+#[test]
+fn stage_a_linear_training_lowers_the_validation_loss() {
+    let samples = synthetic(0..120);
+    assert!(samples.len() > 3000, "{} samples", samples.len());
+    let mut trainer = Trainer::new(LinearModel::default(), samples, config(4, None));
+    let losses = run(&mut trainer);
+    eprintln!("linear validation losses {losses:?}");
+    let (first, last) = (losses[0], losses[losses.len() - 1]);
+    assert!(last < first - 0.05, "{losses:?}");
+    // The model learnt that material counts: a side with an extra knight
+    // in hand is better.
+    let w = &trainer.model.weights;
+    assert!(w.iter().any(|&x| x > 0.05), "weights barely moved");
+}
+
+#[test]
+fn stage_b_network_training_lowers_the_validation_loss_and_exports() {
+    let samples = synthetic(0..120);
+    let mut rng = StdRng::seed_from_u64(3);
+    let mut trainer = Trainer::new(FloatNetwork::random(&mut rng), samples, config(4, None));
+    let losses = run(&mut trainer);
+    eprintln!("network validation losses {losses:?}");
+    let (first, last) = (losses[0], losses[losses.len() - 1]);
+    assert!(last < first - 0.05, "{losses:?}");
+    assert!(losses.windows(2).filter(|w| w[1] < w[0]).count() >= 3, "{losses:?}");
+
+    // The export is the integer form of what was trained.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("trained.nnue");
+    let exported = trainer.export(&path).expect("export");
+    let loaded = QuantNetwork::load(&path).expect("load");
+    assert_eq!(loaded, exported);
+    let (positions, _) = random_game(9999);
+    for pos in positions.iter().filter(|p| p.terminal().is_none()) {
+        let f = trainer.model.evaluate(pos);
+        let q = loaded.evaluate(pos) as f32 / EVAL_SCALE as f32;
+        assert!((f - q).abs() < 0.1, "float {f} integer {q} at {pos:?}");
+    }
+    // Its predictions follow the labels: check the sign on clear cases.
+    let agree = trainer
+        .validation()
+        .iter()
+        .filter(|s| (s.target - 0.5).abs() > 0.2)
+        .filter(|s| (sigmoid(trainer.model.predict(s)) > 0.5) == (s.target > 0.5))
+        .count();
+    let clear = trainer
+        .validation()
+        .iter()
+        .filter(|s| (s.target - 0.5).abs() > 0.2)
+        .count();
+    assert!(
+        agree * 10 > clear * 7,
+        "{agree} of {clear} clear validation samples on the right side"
+    );
+}
+
+#[test]
+fn a_resumed_run_equals_an_uninterrupted_one() {
+    let samples = synthetic(200..240);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ckpt = dir.path().join("run.ckpt");
+    let net = FloatNetwork::random(&mut StdRng::seed_from_u64(8));
+
+    let mut whole = Trainer::new(net.clone(), samples.clone(), config(3, None));
+    whole.run(|_| {}).expect("run");
+
+    let mut first = Trainer::new(net.clone(), samples.clone(), config(2, Some(ckpt.clone())));
+    first.run(|_| {}).expect("run with checkpoints");
+    drop(first);
+    let mut second = Trainer::new(net, samples, config(3, Some(ckpt.clone())));
+    second.resume(&ckpt).expect("resume");
+    assert_eq!(second.epoch, 2);
+    let mut epochs = Vec::new();
+    second.run(|r| epochs.push(r.epoch)).expect("run on");
+    assert_eq!(epochs, vec![3]);
+    assert_eq!(
+        second.model, whole.model,
+        "resumed weights differ from an uninterrupted run"
+    );
+
+    // A damaged or foreign checkpoint is refused with the reason.
+    let bytes = std::fs::read(&ckpt).expect("read");
+    std::fs::write(&ckpt, &bytes[..bytes.len() / 2]).expect("write");
+    let err = second.resume(&ckpt).expect_err("truncated checkpoint");
+    assert!(err.to_string().contains("middle of a field"), "{err}");
+    let mut linear = Trainer::new(LinearModel::default(), Vec::new(), config(1, None));
+    std::fs::write(&ckpt, &bytes).expect("write");
+    let err = linear.resume(&ckpt).expect_err("checkpoint of another model");
+    assert!(err.to_string().contains("nnue model, not linear"), "{err}");
+}
