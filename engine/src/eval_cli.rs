@@ -58,7 +58,7 @@ pub fn selfplay_command(args: &SelfplayArgs) -> Result<ExitCode> {
         threads: args.threads.max(1),
         seed: args.seed,
         random_plies: args.random_plies,
-        kind: args.eval,
+        eval: crate::engine_eval(args.eval),
         hash_mb: args.hash.max(1),
     };
     let file = std::fs::File::create(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
@@ -71,7 +71,7 @@ pub fn selfplay_command(args: &SelfplayArgs) -> Result<ExitCode> {
         config.nodes,
         config.seed,
         config.random_plies,
-        config.kind.name()
+        config.eval.kind().name()
     )?;
     let start = Instant::now();
     let (mut done, mut positions, mut io_error) = (0usize, 0usize, None);

@@ -1,11 +1,11 @@
 //! Tests of the evaluation: symmetry, bounds, the shipped weights, the
 //! self-play generator's games, and the fitter on synthetic data.
 
+use super::Evaluator;
 use super::fit::{Example, FitConfig, fit, sigmoid};
 use super::selfplay::{Config, play_game};
 use super::*;
 use crate::rules::{Color, MoveList, Piece, Setup, Square};
-use crate::search::Evaluator;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -91,7 +91,7 @@ fn random_positions(seed: u64, games: usize) -> Vec<Position> {
 
 #[test]
 fn evaluation_is_symmetric_finite_and_bounded() {
-    let evals = [
+    let mut evals = [
         Eval::new(EvalKind::Psq),
         Eval::new(EvalKind::Full),
         Eval::new(EvalKind::Material),
@@ -102,7 +102,7 @@ fn evaluation_is_symmetric_finite_and_bounded() {
         let mirrored = pos.mirror();
         let flipped = transformed(&pos, flip_rows, true);
         let turned = transformed(&pos, transpose, false);
-        for eval in &evals {
+        for eval in &mut evals {
             let v = eval.evaluate(&pos);
             assert!(v.abs() <= EVAL_BOUND, "{v} out of bounds in {pos:?}");
             assert_eq!(eval.evaluate(&mirrored), v, "{:?} mirror of {pos:?}", eval.kind());
@@ -143,7 +143,7 @@ fn selfplay_games_are_legal_and_samples_quiet() {
         games: 2,
         depth: Some(1),
         random_plies: 6,
-        kind: EvalKind::Full,
+        eval: Eval::new(EvalKind::Full),
         hash_mb: 1,
         ..Config::default()
     };

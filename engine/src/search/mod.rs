@@ -7,7 +7,7 @@
 //! main thread's result is played.
 //!
 //! This module never prints. A [`Searcher`] owns what outlives one search
-//! (the hash table, history, the evaluator); [`Searcher::search`] returns a
+//! (the hash table, history, one evaluator per thread); [`Searcher::search`] returns a
 //! [`SearchResult`] and reports each finished iteration to a [`Reporter`],
 //! which the server turns into `info` lines. Every tunable number comes
 //! from [`Params`]. Setups (plies 1 and 2) are chosen by sampling, see
@@ -29,7 +29,6 @@
 //! ```
 
 mod alphabeta;
-mod eval;
 mod ordering;
 mod params;
 mod score;
@@ -38,7 +37,6 @@ mod time;
 mod tt;
 
 pub use alphabeta::{can_capture_wazir, table_key, terminal_score};
-pub use eval::{Evaluator, Material};
 pub use ordering::MAX_SEARCH_PLY;
 pub use params::{ParamError, Params, Switch, Tunable, same_name};
 pub use score::{INFINITY, MATE, MATE_BOUND, ScoreReport, is_mate, loss_at, win_at};
@@ -47,6 +45,7 @@ pub use time::{Budget, Clock, own_moves_left};
 pub use tt::{Table, TableError};
 
 use crate::book::Book;
+use crate::eval::{Eval, Evaluator};
 use crate::rules::{Color, GameMove, MAX_PLY, Move, Position, Role, Setup};
 use alphabeta::{Context, Deadline, Setting, wazir_attack};
 use ordering::{Frame, Heuristics};
@@ -188,13 +187,15 @@ pub struct SearchResult {
 /// A search engine: the hash table, move-ordering history and evaluator
 /// that outlive a single search.
 #[derive(Debug)]
-pub struct Searcher<E: Evaluator = crate::eval::Eval> {
+pub struct Searcher<E: Evaluator = Eval> {
     tt: Table,
     heur: Heuristics,
-    /// The helper threads' own histories and killers.
-    helpers: Vec<Heuristics>,
-    threads: usize,
+    /// The main thread's evaluator.
     eval: E,
+    /// The helper threads' own histories, killers and evaluators (clones
+    /// of `eval`).
+    helpers: Vec<(Heuristics, E)>,
+    threads: usize,
     seed: u64,
     /// The setup book and how many of its best Red setups to choose among.
     book: Option<(Arc<Book>, usize)>,
@@ -203,14 +204,14 @@ pub struct Searcher<E: Evaluator = crate::eval::Eval> {
     setups_chosen: u64,
 }
 
-impl Searcher<crate::eval::Eval> {
-    /// A searcher with the engine's evaluation (see [`crate::eval`]) and a
-    /// table of `hash_mb` MB.
+impl Searcher<Eval> {
+    /// A searcher with the engine's default evaluation (see [`crate::eval`])
+    /// and a table of `hash_mb` MB.
     ///
     /// # Errors
     /// [`TableError`] when the table does not fit in memory.
-    pub fn new(hash_mb: usize) -> Result<Searcher<crate::eval::Eval>, TableError> {
-        Searcher::with_evaluator(crate::eval::Eval::default(), hash_mb)
+    pub fn new(hash_mb: usize) -> Result<Searcher<Eval>, TableError> {
+        Searcher::with_evaluator(Eval::default(), hash_mb)
     }
 }
 
@@ -293,7 +294,7 @@ fn helper<E: Evaluator>(ctx: &mut Context<'_, E>, pos: &Position, mut order: Vec
     }
 }
 
-impl<E: Evaluator + Sync> Searcher<E> {
+impl<E: Evaluator> Searcher<E> {
     /// A searcher with evaluator `eval` and a table of `hash_mb` MB.
     ///
     /// # Errors
@@ -327,7 +328,7 @@ impl<E: Evaluator + Sync> Searcher<E> {
     pub fn clear(&mut self) {
         self.tt.clear();
         self.heur.clear();
-        self.helpers.iter_mut().for_each(Heuristics::clear);
+        self.helpers.iter_mut().for_each(|(heur, _)| heur.clear());
     }
 
     /// Searches with `threads` threads (1 to [`MAX_THREADS`]) sharing the
@@ -357,6 +358,15 @@ impl<E: Evaluator + Sync> Searcher<E> {
         &self.eval
     }
 
+    /// Evaluates with `eval` from the next search on (every thread gets a
+    /// clone of it).
+    pub fn set_evaluator(&mut self, eval: E) {
+        for (_, helper) in &mut self.helpers {
+            *helper = eval.clone();
+        }
+        self.eval = eval;
+    }
+
     /// Searches `pos` under `limits` with the default parameters.
     pub fn search(
         &mut self,
@@ -382,7 +392,7 @@ impl<E: Evaluator + Sync> Searcher<E> {
     ) -> SearchResult {
         self.tt.new_search();
         self.heur.new_search();
-        self.helpers.iter_mut().for_each(Heuristics::new_search);
+        self.helpers.iter_mut().for_each(|(heur, _)| heur.new_search());
         let result = if pos.outcome().is_some() {
             SearchResult {
                 best: None,
@@ -487,7 +497,7 @@ impl<E: Evaluator + Sync> Searcher<E> {
             .unwrap_or(u32::MAX)
             .clamp(1, remaining.min(MAX_SEARCH_PLY as u32 - 8)) as i32;
         while self.helpers.len() + 1 < self.threads {
-            self.helpers.push(Heuristics::default());
+            self.helpers.push((Heuristics::default(), self.eval.clone()));
         }
         let helpers_stop = AtomicBool::new(false);
         let helper_nodes = AtomicU64::new(0);
@@ -498,7 +508,7 @@ impl<E: Evaluator + Sync> Searcher<E> {
             eval,
             ..
         } = self;
-        let (tt, eval): (&Table, &E) = (tt, eval);
+        let tt: &Table = tt;
         let deadline = Deadline {
             start: limits.start,
             hard: budget.map(|b| b.hard),
@@ -506,10 +516,10 @@ impl<E: Evaluator + Sync> Searcher<E> {
         };
         std::thread::scope(|scope| {
             let mut handles = Vec::new();
-            for (id, helper_heur) in helpers.iter_mut().enumerate() {
+            for (id, (helper_heur, helper_eval)) in helpers.iter_mut().enumerate() {
                 let s = Setting {
                     tt,
-                    eval,
+                    eval: helper_eval,
                     heur: helper_heur,
                     params,
                     stop: &helpers_stop,

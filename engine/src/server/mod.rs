@@ -20,6 +20,7 @@ mod perft;
 pub use options::{Change, DEFAULT_HASH_MB, EngineOptions, OptionError};
 pub use perft::perft_stoppable;
 
+use crate::eval::Eval;
 use crate::rules::{Color, GameMove, MoveList, Position, SetupCase};
 use crate::search::{Clock, Iteration, Limits, Params, ScoreReport, SearchResult, Searcher, Signals, TableError};
 use crossbeam_channel::{Receiver, Sender};
@@ -111,6 +112,8 @@ enum Job {
     },
     Resize(usize),
     Clear,
+    /// `Eval`: the evaluator to search with.
+    Eval(Box<Eval>),
     Seed(u64),
     Threads(usize),
     /// `OwnBook` and `BookVariety`.
@@ -205,6 +208,10 @@ fn worker_loop(mut searcher: Searcher, jobs: Receiver<Job>, events: Sender<Event
                 searcher.clear();
                 Event::Cleared
             }
+            Job::Eval(eval) => {
+                searcher.set_evaluator(*eval);
+                continue;
+            }
             Job::Seed(seed) => {
                 searcher.set_seed(seed);
                 continue;
@@ -271,6 +278,9 @@ pub struct Server {
     /// Hashes of the game's positions before `pos`, for repetitions.
     history: Vec<u64>,
     options: EngineOptions,
+    /// The evaluator of the `Eval` option's kind (its weights are the
+    /// ones the server was made with).
+    eval: Eval,
     params: Params,
     debug: bool,
     signals: Arc<Signals>,
@@ -287,8 +297,21 @@ impl Server {
     /// # Errors
     /// [`ServerError`] if the hash table or the thread cannot be had.
     pub fn new(out: Output) -> Result<Server, ServerError> {
-        let options = EngineOptions::default();
-        let mut searcher = Searcher::new(options.hash_mb)?;
+        Server::with_eval(out, Eval::default())
+    }
+
+    /// A server like [`Server::new`] whose evaluator is `eval`: its kind is
+    /// the `Eval` option's default, and the option changes the kind only,
+    /// keeping `eval`'s weights.
+    ///
+    /// # Errors
+    /// [`ServerError`] if the hash table or the thread cannot be had.
+    pub fn with_eval(out: Output, eval: Eval) -> Result<Server, ServerError> {
+        let options = EngineOptions {
+            eval: eval.kind(),
+            ..EngineOptions::default()
+        };
+        let mut searcher = Searcher::with_evaluator(eval.clone(), options.hash_mb)?;
         searcher.set_book(
             options.own_book.then(crate::book::builtin),
             options.book_variety as usize,
@@ -308,6 +331,7 @@ impl Server {
             pos: Position::new(),
             history: Vec::new(),
             options,
+            eval,
             params: Params::default(),
             debug: false,
             signals,
@@ -487,7 +511,10 @@ impl Server {
                 }
             }
             Ok(Change::Options(next)) => {
-                crate::eval::set_process_kind(next.eval);
+                if next.eval != self.eval.kind() {
+                    self.eval = self.eval.with_kind(next.eval);
+                    self.submit(Job::Eval(Box::new(self.eval.clone())));
+                }
                 if next.seed != self.options.seed {
                     self.submit(Job::Seed(next.seed));
                 }

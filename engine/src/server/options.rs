@@ -32,7 +32,7 @@ pub struct EngineOptions {
     pub ponder: bool,
     /// `Seed`: seeds the choice of setups (a fresh process repeats its sequence; successive games differ).
     pub seed: u64,
-    /// `Eval`: the evaluation (the server applies it process-wide).
+    /// `Eval`: the evaluation (the server hands the searcher an evaluator of this kind).
     pub eval: EvalKind,
 }
 
