@@ -1,8 +1,8 @@
 //! The engine's evaluation: the [`Evaluator`] trait the search calls,
-//! [`Material`], and [`Eval`], the engine's default evaluator, a linear model in logit x 10,000 of the side to move's expected
-//! score, with its features (`features`), its weights and their file
-//! (`weights`), and the tools that fit them: a self-play generator
-//! (`selfplay`) and a logistic-regression fitter (`fit`).
+//! [`Material`], and [`Eval`], the engine's default evaluator, a linear
+//! model in logit x 10,000 of the side to move's expected score, with its
+//! features (`features`) and its weights and their file (`weights`). The
+//! tools that fit the weights live in the `leaper-train` crate.
 //!
 //! Three evaluations sit behind the one type, chosen by [`EvalKind`]:
 //! `material` (the search's plain count), `psq` (the published piece-square
@@ -15,9 +15,7 @@
 //! ([`Eval::with_full_weights`]).
 
 pub mod features;
-pub mod fit;
 mod material;
-pub mod selfplay;
 pub mod weights;
 
 pub use features::{FEATURES, FeatureSet, difference, feature_name, side_features};

@@ -1,13 +1,12 @@
-//! The `leaper` binary: the engine server and the rules tools (perft,
-//! replay). Library code returns values; this file parses arguments and
-//! prints.
+//! The `leaper` binary: the engine server, its measurements (bench,
+//! bench-stop), the rules tools (perft, perft-bench, replay) and training
+//! (selfplay, fit, from `leaper-train`). Library code returns values; this
+//! file parses arguments, reads the environment and prints.
 //!
 //! Without a subcommand the engine waits for its first input line, which
 //! chooses the protocol (`uci`, or `Start` / a setup for CodeCup); `uci`
 //! and `codecup` force one. Nothing goes to stdout before that line, and
 //! diagnostics go to stderr only.
-
-mod eval_cli;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -15,7 +14,9 @@ use crossbeam_channel::Receiver;
 use leaper::eval::{DEFAULT_KIND, Eval, EvalKind, Weights};
 use leaper::server::codecup::{self, CodeCupConfig};
 use leaper::server::{Flow, Output, Server, bench};
-use leaper::{Position, SetupCase, perft_divide, replay};
+use leaper::{Position, SetupCase, perft_divide};
+use leaper_train::cli as eval_cli;
+use leaper_train::replay;
 use protocol::{Line, LineReader, Protocol};
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
@@ -143,7 +144,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::BenchStop { runs, think_ms } => bench_stop(runs, Duration::from_millis(think_ms)),
         Command::Perft { depth, moves, fen } => perft_command(depth, &moves, fen.as_deref()),
         Command::Replay { files } => replay_command(&files),
-        Command::Selfplay(args) => eval_cli::selfplay_command(&args),
+        Command::Selfplay(args) => eval_cli::selfplay_command(&args, engine_eval),
         Command::Fit(args) => eval_cli::fit_command(&args),
         Command::PerftBench {
             file,

@@ -7,7 +7,7 @@
 //! (`game,pair,round,red,blue,...,result,termination,plies,...,moves`).
 //! Setups are read in either case, as the CodeCup referee accepted both.
 
-use crate::rules::{Color, EndReason, GameMove, MoveError, Outcome, Position, SetupCase};
+use leaper_rules::{Color, EndReason, GameMove, MoveError, Outcome, Position, SetupCase};
 use std::path::Path;
 
 /// What is wrong with one recorded game.

@@ -17,9 +17,9 @@
 //! `1/2-1/2`), each game preceded by `# game <index> <result> <moves...>`,
 //! which the rules can replay.
 
-use super::Eval;
-use crate::rules::{Color, GameMove, Move, MoveList, Outcome, Position, Role, Setup, leaps};
-use crate::search::{Limits, Searcher, Signals, TableError, can_capture_wazir, is_mate, setup_candidates};
+use leaper::eval::Eval;
+use leaper::search::{Limits, Searcher, Signals, TableError, can_capture_wazir, is_mate, setup_candidates};
+use leaper_rules::{Color, GameMove, Move, MoveList, Outcome, Position, Role, Setup, leaps};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::fmt::Write as _;
@@ -223,7 +223,7 @@ pub fn play_game(config: &Config, index: usize) -> Result<Game, TableError> {
             // covers it); end the game as the rules would.
             break Outcome {
                 winner: Some(!pos.turn()),
-                reason: crate::rules::EndReason::NoLegalMove,
+                reason: leaper_rules::EndReason::NoLegalMove,
             };
         };
         moves.push(mv.display(pos.turn()).to_string());
