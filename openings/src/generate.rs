@@ -14,8 +14,8 @@
 
 use crate::evaluate::PairEvaluator;
 use crate::suite::{canonical_red, sample_reasonable};
-use leaper::book::{Book, BookEntry};
 use leaper::{Color, Setup};
+use leaper_book::{Book, BookEntry};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::{Deserialize, Serialize};
