@@ -215,6 +215,9 @@ pub fn check_file(path: &Path) -> Result<FileReport, FileError> {
     }
 }
 
+/// A game's id (or row) and its check.
+type Checked = (String, Result<(), GameError>);
+
 /// Checks every game of an arena record file, read by `results`; a row it
 /// cannot read is a failed game.
 fn check_arena_file(path: &Path) -> Result<FileReport, FileError> {
@@ -222,7 +225,7 @@ fn check_arena_file(path: &Path) -> Result<FileReport, FileError> {
         results::ReadError::Io { source, .. } => FileError::Io(source),
         results::ReadError::Header { .. } => FileError::UnknownHeader,
     })?;
-    let mut checked: Vec<(u64, (String, Result<(), GameError>))> = file
+    let mut checked: Vec<(u64, Checked)> = file
         .games
         .iter()
         .map(|g| (g.line, (g.record.game.to_string(), check_arena_game(&g.record))))
@@ -243,7 +246,7 @@ fn check_arena_file(path: &Path) -> Result<FileReport, FileError> {
 
 impl FileReport {
     /// Counts one game and its check.
-    fn add(&mut self, (game, checked): (String, Result<(), GameError>)) {
+    fn add(&mut self, (game, checked): Checked) {
         self.games += 1;
         match checked {
             Ok(()) => self.legal += 1,
