@@ -38,7 +38,7 @@ mod tt;
 
 pub use alphabeta::{can_capture_wazir, table_key, terminal_score};
 pub use ordering::MAX_SEARCH_PLY;
-pub use params::{ParamError, Params, Switch, Tunable, same_name};
+pub use params::{ParamError, Params, Switch, Tunable};
 pub use score::{INFINITY, MATE, MATE_BOUND, ScoreReport, is_mate, loss_at, win_at};
 pub use setup::{candidates as setup_candidates, heuristic as setup_heuristic};
 pub use time::{Budget, Clock, own_moves_left};

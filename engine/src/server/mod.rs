@@ -501,16 +501,10 @@ impl Server {
 
     fn set_option(&mut self, name: &str, value: Option<&str>) {
         match self.options.parse_change(&self.params, name, value) {
-            Ok(Change::Hash(mb)) => {
-                if self.submit(Job::Resize(mb)) {
-                    match self.events.recv() {
-                        Ok(Event::Resized(Ok(()))) => self.options.hash_mb = mb,
-                        Ok(Event::Resized(Err(err))) => self.error(format!("option Hash: {err}")),
-                        _ => self.error("the search thread did not answer"),
-                    }
+            Ok(Change::Options(mut next)) => {
+                if next.hash_mb != self.options.hash_mb && !self.resize(next.hash_mb) {
+                    next.hash_mb = self.options.hash_mb;
                 }
-            }
-            Ok(Change::Options(next)) => {
                 if next.eval != self.eval.kind() {
                     self.eval = self.eval.with_kind(next.eval);
                     self.submit(Job::Eval(Box::new(self.eval.clone())));
@@ -531,6 +525,24 @@ impl Server {
             }
             Ok(Change::Params(next)) => self.params = next,
             Err(err) => self.error(err),
+        }
+    }
+
+    /// Resizes the table to `mb` MB; false (and said why) if it failed.
+    fn resize(&mut self, mb: usize) -> bool {
+        if !self.submit(Job::Resize(mb)) {
+            return false;
+        }
+        match self.events.recv() {
+            Ok(Event::Resized(Ok(()))) => true,
+            Ok(Event::Resized(Err(err))) => {
+                self.error(format!("option Hash: {err}"));
+                false
+            }
+            _ => {
+                self.error("the search thread did not answer");
+                false
+            }
         }
     }
 
