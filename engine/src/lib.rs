@@ -1,15 +1,15 @@
-//! leaper: the rules of the board game 0.1 (Zero Point One) and an engine
-//! that plays it.
+//! leaper: the engine for the board game 0.1 (Zero Point One), as a
+//! library.
 //!
 //! [`rules`] holds the game itself (positions, moves, setups, game end,
-//! perft) and is re-exported at the crate root; `replay` checks recorded
-//! games against it; [`search`] finds moves, judging positions with
-//! [`eval`]; [`server`] speaks UCI and the
-//! CodeCup referee protocol.
+//! perft; the `leaper-rules` crate) and is re-exported at the crate root;
+//! [`search`] finds moves, judging positions with [`eval`] and choosing
+//! setups from the [`book`]; [`server`] speaks UCI and the CodeCup referee
+//! protocol. Training lives in `leaper-train`, and the `leaper` binary in
+//! `leaper-cli`.
 
 pub mod book;
 pub mod eval;
-pub mod replay;
 pub mod search;
 pub mod server;
 

@@ -269,3 +269,42 @@ fn every_feature_switch_still_finds_the_forced_capture() {
         assert_eq!(result.score, win_at(3), "{} off", switch.field);
     }
 }
+
+/// The evaluation is a value each searcher owns: two searchers in one
+/// process, on two threads at once, search with two evaluations, and each
+/// finds what it finds alone.
+#[test]
+fn two_searchers_in_one_process_use_two_evaluations() {
+    use leaper::eval::{Eval, EvalKind};
+    let pos = play("AWNAADADAFFAADDA aaaaaffdaddadnwa b5d3 g4e6");
+    let alone = |kind: EvalKind| {
+        let mut s = Searcher::with_evaluator(Eval::new(kind), 8).unwrap();
+        s.search(&pos, &depth(4), &Signals::default(), &mut ())
+    };
+    let (material, psq) = (alone(EvalKind::Material), alone(EvalKind::Psq));
+    assert_ne!(
+        (material.score, material.nodes),
+        (psq.score, psq.nodes),
+        "material and psq should judge this position differently"
+    );
+    let (together_material, together_psq) = std::thread::scope(|scope| {
+        let a = scope.spawn(|| alone(EvalKind::Material));
+        let b = scope.spawn(|| alone(EvalKind::Psq));
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    assert_eq!(
+        (together_material.score, together_material.nodes),
+        (material.score, material.nodes)
+    );
+    assert_eq!((together_psq.score, together_psq.nodes), (psq.score, psq.nodes));
+    // Changing one searcher's evaluator leaves the other's alone.
+    let mut a = Searcher::with_evaluator(Eval::new(EvalKind::Material), 8).unwrap();
+    let mut b = Searcher::with_evaluator(Eval::new(EvalKind::Material), 8).unwrap();
+    b.set_evaluator(Eval::new(EvalKind::Psq));
+    assert_eq!(a.evaluator().kind(), EvalKind::Material);
+    assert_eq!(
+        a.search(&pos, &depth(4), &Signals::default(), &mut ()).score,
+        material.score
+    );
+    assert_eq!(b.search(&pos, &depth(4), &Signals::default(), &mut ()).score, psq.score);
+}

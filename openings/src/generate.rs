@@ -15,8 +15,8 @@
 use crate::evaluate::PairEvaluator;
 use crate::suite::{canonical_red, sample_reasonable, seeded};
 use atomic_write_file::AtomicWriteFile;
-use leaper::book::{Book, BookEntry};
 use leaper::{Color, Setup};
+use leaper_book::{Book, BookEntry};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::io::Write;

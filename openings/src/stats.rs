@@ -5,8 +5,8 @@
 //! glance whether a suite is varied (many distinct Red setups, wazirs on
 //! many squares) and balanced (evaluations near zero).
 
-use leaper::book::Book;
 use leaper::{Color, Role, Setup};
+use leaper_book::Book;
 use std::collections::HashSet;
 
 /// Counts of evaluations in equal-width buckets.

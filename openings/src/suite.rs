@@ -8,9 +8,9 @@
 //! from sampled reasonable setups filtered by a shallow search.
 
 use crate::evaluate::PairEvaluator;
-use leaper::book::{Book, BookEntry};
 use leaper::search::setup_heuristic;
 use leaper::{Color, Setup};
+use leaper_book::{Book, BookEntry};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;

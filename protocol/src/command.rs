@@ -95,26 +95,24 @@ impl SetOption {
         }
     }
 
-    /// True if this sets option `name`, ignoring ASCII case and spacing,
-    /// as UCI asks.
+    /// True if this sets option `name` (see [`option_names_match`]).
     pub fn name_is(&self, name: &str) -> bool {
         option_names_match(&self.name, name)
     }
 }
 
-/// True if two option names are the same for UCI: equal word by word,
-/// ignoring ASCII case (`multipv` matches `MultiPV`, `Move  Overhead`
-/// matches `move overhead`).
+/// True if two option names are the same: equal once ASCII case,
+/// whitespace and underscores are ignored, as UCI asks and then some
+/// (`multipv` matches `MultiPV`, `Move  Overhead` matches `MoveOverhead`,
+/// `futility_margin` matches `FutilityMargin`). The one definition of
+/// option-name equality: the engine and the arena both use it.
 pub fn option_names_match(a: &str, b: &str) -> bool {
-    let mut a = a.split_ascii_whitespace();
-    let mut b = b.split_ascii_whitespace();
-    loop {
-        match (a.next(), b.next()) {
-            (None, None) => return true,
-            (Some(x), Some(y)) if x.eq_ignore_ascii_case(y) => {}
-            _ => return false,
-        }
+    fn squeeze(s: &str) -> impl Iterator<Item = u8> + '_ {
+        s.bytes()
+            .filter(|c| !c.is_ascii_whitespace() && *c != b'_')
+            .map(|c| c.to_ascii_lowercase())
     }
+    squeeze(a).eq(squeeze(b))
 }
 
 /// The limits of a `go` command. Absent fields are `None`.
@@ -503,7 +501,9 @@ mod tests {
         assert!(o.name_is("MultiPV"));
         assert!(!o.name_is("MultiPV2"));
         assert!(option_names_match("Move  Overhead", "move overhead"));
-        assert!(!option_names_match("Move Overhead", "MoveOverhead"));
+        assert!(option_names_match("Move Overhead", "MoveOverhead"));
+        assert!(option_names_match("futility_margin", "FutilityMargin"));
+        assert!(!option_names_match("Futility Margin", "FutilityMargins"));
         assert_eq!(o.value.as_deref(), Some("3"));
     }
 

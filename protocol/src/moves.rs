@@ -1,5 +1,5 @@
-//! Moves as syntax: squares, piece letters, setup strings and the
-//! [`MoveToken`] that tells them apart by shape alone. Nothing here knows
+//! Moves as syntax: piece letters, setup strings and the [`MoveToken`]
+//! that tells them apart by shape alone (squares are the rules' type). Nothing here knows
 //! a position; the rules crate turns a token into a legal move or says why
 //! it is not one. Keeping the raw letters (case included) lets the rules
 //! report "wrong counts" or "wrong case" in their own words.
@@ -26,70 +26,9 @@ pub enum ParseMoveError {
     Square(String),
 }
 
-/// A square of the 8x8 board: a row letter `a`..`h` then a column digit
-/// `1`..`8`, as in `b5` (row b, column 5). Its index is `8 * row + column`
-/// with both counted from 0: `a1` = 0, `a8` = 7, `b1` = 8, `h8` = 63.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Square(u8);
-
-impl Square {
-    /// The square with the given index, or `None` if `index > 63`.
-    pub const fn from_index(index: u8) -> Option<Square> {
-        if index < 64 { Some(Square(index)) } else { None }
-    }
-
-    /// The square on `row` (0 = `a`) and `col` (0 = column `1`), or `None`
-    /// if either is above 7.
-    pub const fn new(row: u8, col: u8) -> Option<Square> {
-        if row < 8 && col < 8 {
-            Some(Square(8 * row + col))
-        } else {
-            None
-        }
-    }
-
-    /// `8 * row + col`, in 0..64.
-    pub const fn index(self) -> u8 {
-        self.0
-    }
-
-    /// The row, 0 (`a`) to 7 (`h`).
-    pub const fn row(self) -> u8 {
-        self.0 / 8
-    }
-
-    /// The column, 0 (column `1`) to 7 (column `8`).
-    pub const fn col(self) -> u8 {
-        self.0 % 8
-    }
-
-    fn from_bytes(b: &[u8]) -> Option<Square> {
-        match *b {
-            [r @ b'a'..=b'h', c @ b'1'..=b'8'] => Square::new(r - b'a', c - b'1'),
-            _ => None,
-        }
-    }
-}
-
-impl FromStr for Square {
-    type Err = ParseMoveError;
-
-    /// Parses `a1`..`h8` (lower-case row letter only).
-    ///
-    /// # Errors
-    /// [`ParseMoveError::Square`] for anything else.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Square::from_bytes(s.as_bytes()).ok_or_else(|| ParseMoveError::Square(s.to_owned()))
-    }
-}
-
-impl fmt::Display for Square {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let row = char::from(b'a' + self.row());
-        let col = char::from(b'1' + self.col());
-        write!(f, "{row}{col}")
-    }
-}
+/// Squares are the rules' [`Square`] (`a1` = 0, `b1` = 8, `h8` = 63): one
+/// type and one text form for both crates.
+pub use leaper_rules::Square;
 
 /// The letter of a dropped piece as written: one of `A D F N W` in either
 /// case (upper case is Red, lower case Blue). A wazir drop is never legal,
@@ -200,7 +139,7 @@ impl FromStr for MoveToken {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let b = s.as_bytes();
         let square = |part: &[u8]| {
-            Square::from_bytes(part).ok_or_else(|| ParseMoveError::Square(String::from_utf8_lossy(part).into_owned()))
+            Square::parse(part).ok_or_else(|| ParseMoveError::Square(String::from_utf8_lossy(part).into_owned()))
         };
         let drop = |piece: u8, to: &[u8]| {
             let piece = PieceLetter::new(char::from(piece)).ok_or(ParseMoveError::Piece(char::from(piece)))?;
@@ -250,11 +189,11 @@ mod tests {
         assert_eq!(sq("b5").index(), 12);
         assert_eq!(sq("h8").index(), 63);
         for i in 0..64 {
-            let s = Square::from_index(i).unwrap();
+            let s = Square::new(i).unwrap();
             assert_eq!(s.to_string().parse::<Square>(), Ok(s));
-            assert_eq!(Square::new(s.row(), s.col()), Some(s));
+            assert_eq!(Square::from_coords(i32::from(s.row()), i32::from(s.col())), Some(s));
         }
-        assert_eq!(Square::from_index(64), None);
+        assert_eq!(Square::new(64), None);
         for bad in ["", "a0", "a9", "i1", "A1", "a", "a10", "1a"] {
             assert!(bad.parse::<Square>().is_err(), "{bad}");
         }

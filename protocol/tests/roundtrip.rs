@@ -11,7 +11,7 @@ use protocol::{
 };
 
 fn square() -> impl Strategy<Value = Square> {
-    (0u8..64).prop_map(|i| Square::from_index(i).unwrap())
+    (0u8..64).prop_map(|i| Square::new(i).unwrap())
 }
 
 fn move_token() -> impl Strategy<Value = MoveToken> {

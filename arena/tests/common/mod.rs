@@ -29,7 +29,7 @@ pub fn leaper_bin() -> PathBuf {
     let path = dir.join("leaper");
     assert!(
         path.exists(),
-        "{} is missing: run the tests with `cargo test --workspace` (or `cargo build -p leaper-engine` first)",
+        "{} is missing: run the tests with `cargo test --workspace` (or `cargo build -p leaper-cli` first)",
         path.display()
     );
     path

@@ -19,4 +19,4 @@ pub use notation::{FenError, MoveError, MoveText, ParseMoveError, SetupCase};
 pub use perft::{PerftCase, parse_perft_cases, perft, perft_divide, perft_parallel};
 pub use position::{EndReason, Hand, IllegalMove, MAX_PLY, Outcome, Position};
 pub use setup::{SETUP_COUNT, Setup, SetupError};
-pub use types::{Color, Piece, Role, Square};
+pub use types::{Color, ParseSquareError, Piece, Role, Square};

@@ -7,6 +7,7 @@
 
 use std::fmt;
 use std::ops::Not;
+use std::str::FromStr;
 
 /// One of the two sides. Red sets up on rows `a`/`b` and moves first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -285,6 +286,23 @@ impl Square {
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}{}", (b'a' + self.row()) as char, (b'1' + self.col()) as char)
+    }
+}
+
+/// Text that is not a square: not a row `a`..`h` then a column `1`..`8`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bad square `{0}`, expected a row a..h then a column 1..8")]
+pub struct ParseSquareError(pub String);
+
+impl FromStr for Square {
+    type Err = ParseSquareError;
+
+    /// Parses `a1`..`h8` (lower-case row letter only).
+    ///
+    /// # Errors
+    /// [`ParseSquareError`] for anything else.
+    fn from_str(s: &str) -> Result<Square, ParseSquareError> {
+        Square::parse(s.as_bytes()).ok_or_else(|| ParseSquareError(s.to_owned()))
     }
 }
 

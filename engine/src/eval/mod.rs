@@ -1,29 +1,31 @@
-//! The engine's evaluation: [`Eval`], the default [`Evaluator`] of the
-//! search, a linear model in logit x 10,000 of the side to move's expected
-//! score, with its features (`features`), its weights and their file
-//! (`weights`), and the tools that fit them: a self-play generator
-//! (`selfplay`) and a logistic-regression fitter (`fit`).
+//! The engine's evaluation: the [`Evaluator`] trait the search calls,
+//! [`Material`], and [`Eval`], the engine's default evaluator, a linear
+//! model in logit x 10,000 of the side to move's expected score, with its
+//! features (`features`) and its weights and their file (`weights`). The
+//! tools that fit the weights live in the `leaper-train` crate.
 //!
 //! Three evaluations sit behind the one type, chosen by [`EvalKind`]:
 //! `material` (the search's plain count), `psq` (the published piece-square
 //! model of seed 000: 50 piece-square and 30 hand weights and a tempo) and
 //! `full` (the same terms refitted with 70 features about the enemy wazir,
 //! weights fitted to this engine's self-play games and shipped in
-//! `full.txt`). The UCI option `Eval` picks one for the whole process.
+//! `full.txt`). The UCI option `Eval` picks one; the server hands the
+//! searcher an [`Eval`] of that kind. This module reads no environment and
+//! holds no global setting: other weights come in as a value
+//! ([`Eval::with_full_weights`]).
 
 pub mod features;
-pub mod fit;
-pub mod selfplay;
+mod material;
 pub mod weights;
 
 pub use features::{FEATURES, FeatureSet, difference, feature_name, side_features};
 pub use weights::{Weights, WeightsError};
 
+pub use material::{Evaluator, Material};
+
 use crate::rules::{Position, Role};
-use crate::search::{Evaluator, Material};
 use features::Sink;
-use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// Evaluations never leave ±this (a logit of 30): far inside the mate band.
 pub const EVAL_BOUND: i32 = 300_000;
@@ -66,45 +68,18 @@ impl EvalKind {
 /// The strongest kind: what the engine uses unless told otherwise.
 pub const DEFAULT_KIND: EvalKind = EvalKind::Full;
 
-static PROCESS_KIND: AtomicU8 = AtomicU8::new(DEFAULT_KIND as u8);
-
-/// Sets the kind that evaluators made by [`Eval::default`] use, for the
-/// whole process (the UCI option `Eval`).
-pub fn set_process_kind(kind: EvalKind) {
-    PROCESS_KIND.store(kind as u8, Ordering::Relaxed);
-}
-
-/// The kind set by [`set_process_kind`] ([`DEFAULT_KIND`] until then).
-pub fn process_kind() -> EvalKind {
-    match PROCESS_KIND.load(Ordering::Relaxed) {
-        0 => EvalKind::Material,
-        1 => EvalKind::Psq,
-        _ => EvalKind::Full,
-    }
-}
-
-/// An environment variable naming a weights file that replaces the
-/// shipped full-model weights, for trying fitted weights in the arena
-/// without a rebuild. Unset (or unreadable) means the shipped ones.
-pub const WEIGHTS_ENV: &str = "LEAPER_EVAL_WEIGHTS";
-
-/// The full-model weights, read once: those of [`WEIGHTS_ENV`] if it names
-/// a readable weights file, else the shipped ones. A shipped file that does
-/// not parse (a test guards against it) falls back to the published weights.
-pub fn full_weights() -> &'static Weights {
-    static FULL: OnceLock<Weights> = OnceLock::new();
-    FULL.get_or_init(|| {
-        std::env::var_os(WEIGHTS_ENV)
-            .and_then(|path| std::fs::read_to_string(path).ok())
-            .and_then(|text| Weights::parse(&text).ok())
-            .unwrap_or_else(|| Weights::parse(FULL_WEIGHTS).unwrap_or_else(|_| Weights::seed()))
-    })
+/// The shipped weights of the full model, parsed once. A shipped file that
+/// does not parse (a test guards against it) falls back to the published
+/// weights.
+pub fn shipped_full_weights() -> Arc<Weights> {
+    static FULL: OnceLock<Arc<Weights>> = OnceLock::new();
+    Arc::clone(FULL.get_or_init(|| Arc::new(Weights::parse(FULL_WEIGHTS).unwrap_or_else(|_| Weights::seed()))))
 }
 
 /// The published piece-square weights.
-pub fn psq_weights() -> &'static Weights {
-    static PSQ: OnceLock<Weights> = OnceLock::new();
-    PSQ.get_or_init(Weights::seed)
+fn psq_weights() -> Arc<Weights> {
+    static PSQ: OnceLock<Arc<Weights>> = OnceLock::new();
+    Arc::clone(PSQ.get_or_init(|| Arc::new(Weights::seed())))
 }
 
 /// Sums the weights of the features it receives.
@@ -139,50 +114,64 @@ pub fn linear(pos: &Position, weights: &Weights, set: FeatureSet) -> i32 {
 }
 
 /// The engine's evaluator: material, the published piece-square model, or
-/// the full fitted model.
+/// the full fitted model. A plain value: each searcher owns its own (one
+/// per search thread), so two searchers in one process may evaluate
+/// differently.
 #[derive(Clone, Debug)]
 pub struct Eval {
-    /// `None`: follow [`process_kind`].
-    kind: Option<EvalKind>,
+    kind: EvalKind,
     material: Material,
-    psq: &'static Weights,
-    full: &'static Weights,
+    psq: Arc<Weights>,
+    full: Arc<Weights>,
 }
 
 impl Default for Eval {
-    /// Follows the process-wide kind (the `Eval` option).
+    /// The [`DEFAULT_KIND`] with the shipped weights.
     fn default() -> Eval {
-        Eval {
-            kind: None,
-            material: Material::default(),
-            psq: psq_weights(),
-            full: full_weights(),
-        }
+        Eval::new(DEFAULT_KIND)
     }
 }
 
 impl Eval {
-    /// An evaluator of a fixed kind, whatever the `Eval` option says.
+    /// An evaluator of `kind` with the shipped weights.
     pub fn new(kind: EvalKind) -> Eval {
+        Eval::with_full_weights(kind, shipped_full_weights())
+    }
+
+    /// An evaluator of `kind` whose full model uses `full` instead of the
+    /// shipped weights (as the binary's `LEAPER_EVAL_WEIGHTS` asks).
+    pub fn with_full_weights(kind: EvalKind, full: Arc<Weights>) -> Eval {
         Eval {
-            kind: Some(kind),
-            ..Eval::default()
+            kind,
+            material: Material::default(),
+            psq: psq_weights(),
+            full,
         }
     }
 
-    /// The kind it evaluates with now.
+    /// The same weights, evaluating with `kind`.
+    pub fn with_kind(&self, kind: EvalKind) -> Eval {
+        Eval { kind, ..self.clone() }
+    }
+
+    /// The kind it evaluates with.
     pub fn kind(&self) -> EvalKind {
-        self.kind.unwrap_or_else(process_kind)
+        self.kind
+    }
+
+    /// The full model's weights.
+    pub fn full_weights(&self) -> &Arc<Weights> {
+        &self.full
     }
 }
 
 impl Evaluator for Eval {
     #[inline]
-    fn evaluate(&self, pos: &Position) -> i32 {
-        match self.kind() {
+    fn evaluate(&mut self, pos: &Position) -> i32 {
+        match self.kind {
             EvalKind::Material => self.material.evaluate(pos),
-            EvalKind::Psq => linear(pos, self.psq, FeatureSet::Psq),
-            EvalKind::Full => linear(pos, self.full, FeatureSet::Full),
+            EvalKind::Psq => linear(pos, &self.psq, FeatureSet::Psq),
+            EvalKind::Full => linear(pos, &self.full, FeatureSet::Full),
         }
     }
 

@@ -14,11 +14,11 @@
 //! Every pruning and extension can be switched off in [`Params`], so that
 //! an Elo ladder can measure each one.
 
-use super::eval::Evaluator;
 use super::ordering::{Frame, Heuristics, MAX_SEARCH_PLY, attacks_after, is_capture};
 use super::params::Params;
 use super::score::{INFINITY, is_mate, loss_at, win_at};
 use super::tt::{Bound, Table};
+use crate::eval::Evaluator;
 use crate::rules::{Bitboard, Color, MAX_PLY, Move, Outcome, Position, Role, Square};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -132,7 +132,7 @@ pub(super) fn lmr_table(params: &Params) -> Box<LmrTable> {
 /// counters.
 pub struct Context<'a, E: Evaluator> {
     pub(super) tt: &'a Table,
-    pub(super) eval: &'a E,
+    pub(super) eval: &'a mut E,
     pub(super) heur: &'a mut Heuristics,
     pub(super) params: &'a Params,
     pub(super) stop: &'a AtomicBool,
@@ -175,7 +175,7 @@ impl<E: Evaluator> std::fmt::Debug for Context<'_, E> {
 /// What a [`Context`] is made of.
 pub(super) struct Setting<'a, E: Evaluator> {
     pub tt: &'a Table,
-    pub eval: &'a E,
+    pub eval: &'a mut E,
     pub heur: &'a mut Heuristics,
     pub params: &'a Params,
     pub stop: &'a AtomicBool,

@@ -7,7 +7,7 @@
 //! main thread's result is played.
 //!
 //! This module never prints. A [`Searcher`] owns what outlives one search
-//! (the hash table, history, the evaluator); [`Searcher::search`] returns a
+//! (the hash table, history, one evaluator per thread); [`Searcher::search`] returns a
 //! [`SearchResult`] and reports each finished iteration to a [`Reporter`],
 //! which the server turns into `info` lines. Every tunable number comes
 //! from [`Params`]. Setups (plies 1 and 2) are chosen by sampling, see
@@ -29,7 +29,6 @@
 //! ```
 
 mod alphabeta;
-mod eval;
 mod ordering;
 mod params;
 mod score;
@@ -38,19 +37,18 @@ mod time;
 mod tt;
 
 pub use alphabeta::{can_capture_wazir, table_key, terminal_score};
-pub use eval::{Evaluator, Material};
 pub use ordering::MAX_SEARCH_PLY;
-pub use params::{ParamError, Params, Switch, Tunable, same_name};
+pub use params::{ParamError, Params, Switch, Tunable};
 pub use score::{INFINITY, MATE, MATE_BOUND, ScoreReport, is_mate, loss_at, win_at};
 pub use setup::{candidates as setup_candidates, heuristic as setup_heuristic};
 pub use time::{Budget, Clock, own_moves_left};
 pub use tt::{Table, TableError};
 
 use crate::book::Book;
-use crate::rules::{Color, GameMove, MAX_PLY, Move, Position, Role, Setup};
+use crate::eval::{Eval, Evaluator};
+use crate::rules::{GameMove, MAX_PLY, Move, Position, Role};
 use alphabeta::{Context, Deadline, Setting, wazir_attack};
 use ordering::{Frame, Heuristics};
-use rand::{Rng, SeedableRng};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -188,13 +186,15 @@ pub struct SearchResult {
 /// A search engine: the hash table, move-ordering history and evaluator
 /// that outlive a single search.
 #[derive(Debug)]
-pub struct Searcher<E: Evaluator = crate::eval::Eval> {
+pub struct Searcher<E: Evaluator = Eval> {
     tt: Table,
     heur: Heuristics,
-    /// The helper threads' own histories and killers.
-    helpers: Vec<Heuristics>,
-    threads: usize,
+    /// The main thread's evaluator.
     eval: E,
+    /// The helper threads' own histories, killers and evaluators (clones
+    /// of `eval`).
+    helpers: Vec<(Heuristics, E)>,
+    threads: usize,
     seed: u64,
     /// The setup book and how many of its best Red setups to choose among.
     book: Option<(Arc<Book>, usize)>,
@@ -203,24 +203,16 @@ pub struct Searcher<E: Evaluator = crate::eval::Eval> {
     setups_chosen: u64,
 }
 
-impl Searcher<crate::eval::Eval> {
-    /// A searcher with the engine's evaluation (see [`crate::eval`]) and a
-    /// table of `hash_mb` MB.
+impl Searcher<Eval> {
+    /// A searcher with the engine's default evaluation (see [`crate::eval`])
+    /// and a table of `hash_mb` MB.
     ///
     /// # Errors
     /// [`TableError`] when the table does not fit in memory.
-    pub fn new(hash_mb: usize) -> Result<Searcher<crate::eval::Eval>, TableError> {
-        Searcher::with_evaluator(crate::eval::Eval::default(), hash_mb)
+    pub fn new(hash_mb: usize) -> Result<Searcher<Eval>, TableError> {
+        Searcher::with_evaluator(Eval::default(), hash_mb)
     }
 }
-
-/// Nodes for each candidate's short search when choosing a setup.
-const SETUP_NODES: u64 = 3_000;
-/// Random setups sampled, and how many of the best are searched.
-const SETUP_SAMPLES: usize = 200;
-const SETUP_FINALISTS: usize = 6;
-/// Book replies searched against a Red setup the book does not know.
-const BOOK_FINALISTS: usize = 12;
 
 /// The most search threads.
 pub const MAX_THREADS: usize = 256;
@@ -293,7 +285,7 @@ fn helper<E: Evaluator>(ctx: &mut Context<'_, E>, pos: &Position, mut order: Vec
     }
 }
 
-impl<E: Evaluator + Sync> Searcher<E> {
+impl<E: Evaluator> Searcher<E> {
     /// A searcher with evaluator `eval` and a table of `hash_mb` MB.
     ///
     /// # Errors
@@ -327,7 +319,7 @@ impl<E: Evaluator + Sync> Searcher<E> {
     pub fn clear(&mut self) {
         self.tt.clear();
         self.heur.clear();
-        self.helpers.iter_mut().for_each(Heuristics::clear);
+        self.helpers.iter_mut().for_each(|(heur, _)| heur.clear());
     }
 
     /// Searches with `threads` threads (1 to [`MAX_THREADS`]) sharing the
@@ -357,6 +349,15 @@ impl<E: Evaluator + Sync> Searcher<E> {
         &self.eval
     }
 
+    /// Evaluates with `eval` from the next search on (every thread gets a
+    /// clone of it).
+    pub fn set_evaluator(&mut self, eval: E) {
+        for (_, helper) in &mut self.helpers {
+            *helper = eval.clone();
+        }
+        self.eval = eval;
+    }
+
     /// Searches `pos` under `limits` with the default parameters.
     pub fn search(
         &mut self,
@@ -382,7 +383,7 @@ impl<E: Evaluator + Sync> Searcher<E> {
     ) -> SearchResult {
         self.tt.new_search();
         self.heur.new_search();
-        self.helpers.iter_mut().for_each(Heuristics::new_search);
+        self.helpers.iter_mut().for_each(|(heur, _)| heur.new_search());
         let result = if pos.outcome().is_some() {
             SearchResult {
                 best: None,
@@ -487,7 +488,7 @@ impl<E: Evaluator + Sync> Searcher<E> {
             .unwrap_or(u32::MAX)
             .clamp(1, remaining.min(MAX_SEARCH_PLY as u32 - 8)) as i32;
         while self.helpers.len() + 1 < self.threads {
-            self.helpers.push(Heuristics::default());
+            self.helpers.push((Heuristics::default(), self.eval.clone()));
         }
         let helpers_stop = AtomicBool::new(false);
         let helper_nodes = AtomicU64::new(0);
@@ -498,7 +499,7 @@ impl<E: Evaluator + Sync> Searcher<E> {
             eval,
             ..
         } = self;
-        let (tt, eval): (&Table, &E) = (tt, eval);
+        let tt: &Table = tt;
         let deadline = Deadline {
             start: limits.start,
             hard: budget.map(|b| b.hard),
@@ -506,10 +507,10 @@ impl<E: Evaluator + Sync> Searcher<E> {
         };
         std::thread::scope(|scope| {
             let mut handles = Vec::new();
-            for (id, helper_heur) in helpers.iter_mut().enumerate() {
+            for (id, (helper_heur, helper_eval)) in helpers.iter_mut().enumerate() {
                 let s = Setting {
                     tt,
-                    eval,
+                    eval: helper_eval,
                     heur: helper_heur,
                     params,
                     stop: &helpers_stop,
@@ -607,123 +608,4 @@ impl<E: Evaluator + Sync> Searcher<E> {
             best
         })
     }
-
-    /// The setup to play at ply 0 or 1: the best by heuristic plus a short
-    /// search among the best sampled candidates. For Red each candidate is
-    /// answered by Blue's heuristic reply first.
-    fn choose_setup(
-        &mut self,
-        pos: &Position,
-        limits: &Limits,
-        params: &Params,
-        signals: &Signals,
-        reporter: &mut dyn Reporter,
-    ) -> SearchResult {
-        let color = pos.turn();
-        let game = self.setups_chosen.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        self.setups_chosen += 1;
-        let mut rng = rand::rngs::StdRng::seed_from_u64(self.seed ^ pos.hash() ^ 0x5e70_5e70 ^ game);
-        let opponent = (color == Color::Blue).then(|| red_setup(pos)).flatten();
-        if let Some((book, variety)) = &self.book {
-            // Scores in the book are Red's view.
-            let known = match (color, opponent) {
-                (Color::Red, _) => book
-                    .choose_red(*variety, |n| rng.random_range(0..n))
-                    .map(|red| (red, book.best_reply(&red).map_or(0, |e| e.eval))),
-                (Color::Blue, Some(red)) => book.best_reply(&red).map(|e| (e.blue, -e.eval)),
-                (Color::Blue, None) => None,
-            };
-            if let Some((setup, score)) = known {
-                return self.setup_result(setup, score, 0, limits, reporter);
-            }
-        }
-        let finalists = match &self.book {
-            // A Red setup the book does not know: search the book's replies.
-            Some((book, _)) if color == Color::Blue && !book.is_empty() => {
-                let mut replies: Vec<(Setup, i32)> = book
-                    .blue_candidates()
-                    .into_iter()
-                    .map(|s| (s, setup::heuristic(&s, color, opponent.as_ref())))
-                    .collect();
-                replies.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.rank().cmp(&b.0.rank())));
-                replies.truncate(BOOK_FINALISTS);
-                replies
-            }
-            _ => setup::candidates(&mut rng, color, opponent.as_ref(), SETUP_SAMPLES, SETUP_FINALISTS),
-        };
-        let mut nodes = 0;
-        let mut chosen: Option<(Setup, i32, i32)> = None;
-        for &(setup, heuristic) in &finalists {
-            if signals.stop.load(Ordering::Relaxed) && chosen.is_some() {
-                break;
-            }
-            let mut after = pos.clone();
-            after.play_setup(&setup);
-            if color == Color::Red {
-                let reply = setup::candidates(&mut rng, Color::Blue, Some(&setup), SETUP_SAMPLES / 4, 1);
-                match reply.first() {
-                    Some((reply, _)) => after.play_setup(reply),
-                    None => continue,
-                }
-            }
-            let quick = Limits {
-                depth: Some(4),
-                nodes: Some(SETUP_NODES),
-                start: Instant::now(),
-                ..Limits::default()
-            };
-            let found = self.search_moves(&after, &quick, params, signals, &mut ());
-            nodes += found.nodes;
-            // `after` has Red to move.
-            let for_us = if color == Color::Red { found.score } else { -found.score };
-            let total = heuristic + for_us.clamp(-MATE_BOUND, MATE_BOUND);
-            if chosen.is_none_or(|(_, best, _)| total > best) {
-                chosen = Some((setup, total, for_us));
-            }
-        }
-        let (setup, _, score) = chosen.unwrap_or((Setup::first(), 0, 0));
-        self.setup_result(setup, score, nodes, limits, reporter)
-    }
-
-    /// Reports a chosen setup as a one-move iteration and returns it.
-    fn setup_result(
-        &self,
-        setup: Setup,
-        score: i32,
-        nodes: u64,
-        limits: &Limits,
-        reporter: &mut dyn Reporter,
-    ) -> SearchResult {
-        let elapsed = limits.start.elapsed();
-        let best = GameMove::Setup(setup);
-        reporter.iteration(&Iteration {
-            depth: 1,
-            seldepth: 1,
-            score,
-            nodes,
-            elapsed,
-            hashfull: self.tt.hashfull(),
-            pv: vec![best],
-        });
-        SearchResult {
-            best: Some(best),
-            ponder: None,
-            score,
-            depth: 1,
-            seldepth: 1,
-            nodes,
-            elapsed,
-            pv: vec![best],
-        }
-    }
-}
-
-/// Red's setup as it stands on rows `a` and `b` at ply 1.
-fn red_setup(pos: &Position) -> Option<Setup> {
-    let mut roles = [Role::Alfil; 16];
-    for (i, slot) in roles.iter_mut().enumerate() {
-        let piece = pos.piece_at(Setup::square(Color::Red, i))?;
-        *slot = piece.role;
-    }
-    Setup::from_roles(roles).ok()
 }

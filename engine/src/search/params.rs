@@ -10,6 +10,7 @@
 //! `check` option each, all on by default), which turn a part of the
 //! search off so that an Elo ladder can measure what it is worth.
 
+use protocol::option_names_match;
 use std::fmt;
 
 /// One tunable parameter as declared: what the UCI option and the `spsa`
@@ -44,20 +45,8 @@ impl Tunable {
     /// ignoring ASCII case, spaces and underscores (`futility margin`,
     /// `FutilityMargin` and `futility_margin` are the same).
     pub fn is_named(&self, name: &str) -> bool {
-        same_name(name, self.field)
+        option_names_match(name, self.field)
     }
-}
-
-/// Whether two option names are the same once ASCII case, whitespace and
-/// underscores are ignored.
-pub fn same_name(a: &str, b: &str) -> bool {
-    let squeeze = |s: &str| {
-        s.chars()
-            .filter(|c| !c.is_ascii_whitespace() && *c != '_')
-            .map(|c| c.to_ascii_lowercase())
-            .collect::<String>()
-    };
-    squeeze(a) == squeeze(b)
 }
 
 /// Why a parameter could not be set.
@@ -101,7 +90,7 @@ impl Switch {
 
     /// Whether `name` names this switch (case, spaces, underscores ignored).
     pub fn is_named(&self, name: &str) -> bool {
-        same_name(name, self.field)
+        option_names_match(name, self.field)
     }
 }
 

@@ -1,7 +1,10 @@
-//! Choosing a setup without brute force: there are 10,810,800 per side, so
-//! the engine samples a few hundred, ranks them with a cheap static
-//! heuristic and leaves the final choice among the best few to a short
-//! search (see `Searcher::choose_setup`).
+//! The setup policy: how the searcher chooses its setup at ply 0 or 1.
+//! With a book (`OwnBook`) Red picks among the book's best setups and Blue
+//! answers a Red setup the book knows at once. Otherwise there are
+//! 10,810,800 setups per side, so the engine samples a few hundred, ranks
+//! them with a cheap static heuristic and leaves the final choice among
+//! the best few (or, as Blue against an unknown setup, among the book's
+//! replies) to a short search ([`Searcher::choose_setup`]).
 //!
 //! The heuristic encodes what is known to be good: each piece on squares
 //! it values, by the piece-square weights of the published linear model of
@@ -11,8 +14,141 @@
 //! guarded; and, once the opponent's setup is known, the wazir away from
 //! the file of the opponent's knight.
 
-use crate::rules::{Color, Role, Setup, Square, leaps};
-use rand::Rng;
+use super::{Iteration, Limits, MATE_BOUND, Params, Reporter, SearchResult, Searcher, Signals};
+use crate::eval::Evaluator;
+use crate::rules::{Color, GameMove, Position, Role, Setup, Square, leaps};
+use rand::{Rng, SeedableRng};
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+/// Nodes for each candidate's short search when choosing a setup.
+const SETUP_NODES: u64 = 3_000;
+/// Random setups sampled, and how many of the best are searched.
+const SETUP_SAMPLES: usize = 200;
+const SETUP_FINALISTS: usize = 6;
+/// Book replies searched against a Red setup the book does not know.
+const BOOK_FINALISTS: usize = 12;
+
+impl<E: Evaluator> Searcher<E> {
+    /// The setup to play at ply 0 or 1: the best by heuristic plus a short
+    /// search among the best sampled candidates. For Red each candidate is
+    /// answered by Blue's heuristic reply first.
+    pub(super) fn choose_setup(
+        &mut self,
+        pos: &Position,
+        limits: &Limits,
+        params: &Params,
+        signals: &Signals,
+        reporter: &mut dyn Reporter,
+    ) -> SearchResult {
+        let color = pos.turn();
+        let game = self.setups_chosen.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.setups_chosen += 1;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(self.seed ^ pos.hash() ^ 0x5e70_5e70 ^ game);
+        let opponent = (color == Color::Blue).then(|| red_setup(pos)).flatten();
+        if let Some((book, variety)) = &self.book {
+            // Scores in the book are Red's view.
+            let known = match (color, opponent) {
+                (Color::Red, _) => book
+                    .choose_red(*variety, |n| rng.random_range(0..n))
+                    .map(|red| (red, book.best_reply(&red).map_or(0, |e| e.eval))),
+                (Color::Blue, Some(red)) => book.best_reply(&red).map(|e| (e.blue, -e.eval)),
+                (Color::Blue, None) => None,
+            };
+            if let Some((setup, score)) = known {
+                return self.setup_result(setup, score, 0, limits, reporter);
+            }
+        }
+        let finalists = match &self.book {
+            // A Red setup the book does not know: search the book's replies.
+            Some((book, _)) if color == Color::Blue && !book.is_empty() => {
+                let mut replies: Vec<(Setup, i32)> = book
+                    .blue_candidates()
+                    .into_iter()
+                    .map(|s| (s, heuristic(&s, color, opponent.as_ref())))
+                    .collect();
+                replies.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.rank().cmp(&b.0.rank())));
+                replies.truncate(BOOK_FINALISTS);
+                replies
+            }
+            _ => candidates(&mut rng, color, opponent.as_ref(), SETUP_SAMPLES, SETUP_FINALISTS),
+        };
+        let mut nodes = 0;
+        let mut chosen: Option<(Setup, i32, i32)> = None;
+        for &(setup, heuristic) in &finalists {
+            if signals.stop.load(Ordering::Relaxed) && chosen.is_some() {
+                break;
+            }
+            let mut after = pos.clone();
+            after.play_setup(&setup);
+            if color == Color::Red {
+                let reply = candidates(&mut rng, Color::Blue, Some(&setup), SETUP_SAMPLES / 4, 1);
+                match reply.first() {
+                    Some((reply, _)) => after.play_setup(reply),
+                    None => continue,
+                }
+            }
+            let quick = Limits {
+                depth: Some(4),
+                nodes: Some(SETUP_NODES),
+                start: Instant::now(),
+                ..Limits::default()
+            };
+            let found = self.search_moves(&after, &quick, params, signals, &mut ());
+            nodes += found.nodes;
+            // `after` has Red to move.
+            let for_us = if color == Color::Red { found.score } else { -found.score };
+            let total = heuristic + for_us.clamp(-MATE_BOUND, MATE_BOUND);
+            if chosen.is_none_or(|(_, best, _)| total > best) {
+                chosen = Some((setup, total, for_us));
+            }
+        }
+        let (setup, _, score) = chosen.unwrap_or((Setup::first(), 0, 0));
+        self.setup_result(setup, score, nodes, limits, reporter)
+    }
+
+    /// Reports a chosen setup as a one-move iteration and returns it.
+    fn setup_result(
+        &self,
+        setup: Setup,
+        score: i32,
+        nodes: u64,
+        limits: &Limits,
+        reporter: &mut dyn Reporter,
+    ) -> SearchResult {
+        let elapsed = limits.start.elapsed();
+        let best = GameMove::Setup(setup);
+        reporter.iteration(&Iteration {
+            depth: 1,
+            seldepth: 1,
+            score,
+            nodes,
+            elapsed,
+            hashfull: self.tt.hashfull(),
+            pv: vec![best],
+        });
+        SearchResult {
+            best: Some(best),
+            ponder: None,
+            score,
+            depth: 1,
+            seldepth: 1,
+            nodes,
+            elapsed,
+            pv: vec![best],
+        }
+    }
+}
+
+/// Red's setup as it stands on rows `a` and `b` at ply 1.
+fn red_setup(pos: &Position) -> Option<Setup> {
+    let mut roles = [Role::Alfil; 16];
+    for (i, slot) in roles.iter_mut().enumerate() {
+        let piece = pos.piece_at(Setup::square(Color::Red, i))?;
+        *slot = piece.role;
+    }
+    Setup::from_roles(roles).ok()
+}
 
 /// Piece-square weights over the 10 squares of the board's 8-fold
 /// symmetry (`a1 a2 a3 a4 b2 b3 b4 c3 c4 d4`), logit x 1,000, from the

@@ -4,6 +4,7 @@
 //! `bench-stop` (how long the engine, as a real process behind pipes,
 //! takes to answer `stop` during `go infinite`).
 
+use crate::eval::Eval;
 use crate::rules::{Position, SetupCase};
 use crate::search::{Limits, Params, Searcher, Signals, TableError};
 use std::io::{BufRead, BufReader, Write};
@@ -95,17 +96,18 @@ pub fn bench_position(index: usize, text: &str) -> Result<Position, BenchError> 
     Ok(pos)
 }
 
-/// Searches every bench position to `depth` with a fresh 16 MB table and
-/// default parameters, calling `each` after each position.
+/// Searches every bench position to `depth` with a fresh 16 MB table,
+/// default parameters and evaluator `eval`, calling `each` after each
+/// position.
 ///
 /// # Errors
 /// [`BenchError`] if a position is broken or the table cannot be had.
-pub fn run(depth: u32, mut each: impl FnMut(&BenchLine)) -> Result<Vec<BenchLine>, BenchError> {
+pub fn run(depth: u32, eval: &Eval, mut each: impl FnMut(&BenchLine)) -> Result<Vec<BenchLine>, BenchError> {
     let params = Params::default();
     let mut lines = Vec::new();
     for (index, text) in POSITIONS.iter().enumerate() {
         let pos = bench_position(index, text)?;
-        let mut searcher = Searcher::new(16)?;
+        let mut searcher = Searcher::with_evaluator(eval.clone(), 16)?;
         let limits = Limits {
             depth: Some(depth),
             ..Limits::default()

@@ -11,6 +11,7 @@
 //! stdout carries moves only.
 
 use super::Output;
+use crate::eval::Eval;
 use crate::rules::{GameMove, Position, SetupCase};
 use crate::search::{Clock, Limits, Params, ScoreReport, Searcher, Signals, TableError};
 use protocol::{Line, ParseError, RefereeMessage};
@@ -18,7 +19,7 @@ use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
 /// How to play a CodeCup game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct CodeCupConfig {
     /// The whole game's thinking time.
     pub budget: Duration,
@@ -28,6 +29,8 @@ pub struct CodeCupConfig {
     pub hash_mb: usize,
     /// Varies the sampled setups.
     pub seed: u64,
+    /// The evaluation to play with.
+    pub eval: Eval,
 }
 
 impl Default for CodeCupConfig {
@@ -37,6 +40,7 @@ impl Default for CodeCupConfig {
             move_overhead: Duration::from_millis(10),
             hash_mb: super::DEFAULT_HASH_MB,
             seed: 0,
+            eval: Eval::default(),
         }
     }
 }
@@ -77,7 +81,7 @@ pub fn play(
     log: &mut dyn Write,
     config: &CodeCupConfig,
 ) -> Result<GameSummary, CodeCupError> {
-    let mut searcher = Searcher::new(config.hash_mb)?;
+    let mut searcher = Searcher::with_evaluator(config.eval.clone(), config.hash_mb)?;
     searcher.set_seed(config.seed);
     searcher.set_book(Some(crate::book::builtin()), 1);
     let params = Params::default();

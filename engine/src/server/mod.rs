@@ -20,6 +20,7 @@ mod perft;
 pub use options::{Change, DEFAULT_HASH_MB, EngineOptions, OptionError};
 pub use perft::perft_stoppable;
 
+use crate::eval::Eval;
 use crate::rules::{Color, GameMove, MoveList, Position, SetupCase};
 use crate::search::{Clock, Iteration, Limits, Params, ScoreReport, SearchResult, Searcher, Signals, TableError};
 use crossbeam_channel::{Receiver, Sender};
@@ -111,6 +112,8 @@ enum Job {
     },
     Resize(usize),
     Clear,
+    /// `Eval`: the evaluator to search with.
+    Eval(Box<Eval>),
     Seed(u64),
     Threads(usize),
     /// `OwnBook` and `BookVariety`.
@@ -205,6 +208,10 @@ fn worker_loop(mut searcher: Searcher, jobs: Receiver<Job>, events: Sender<Event
                 searcher.clear();
                 Event::Cleared
             }
+            Job::Eval(eval) => {
+                searcher.set_evaluator(*eval);
+                continue;
+            }
             Job::Seed(seed) => {
                 searcher.set_seed(seed);
                 continue;
@@ -271,6 +278,9 @@ pub struct Server {
     /// Hashes of the game's positions before `pos`, for repetitions.
     history: Vec<u64>,
     options: EngineOptions,
+    /// The evaluator of the `Eval` option's kind (its weights are the
+    /// ones the server was made with).
+    eval: Eval,
     params: Params,
     debug: bool,
     signals: Arc<Signals>,
@@ -287,8 +297,21 @@ impl Server {
     /// # Errors
     /// [`ServerError`] if the hash table or the thread cannot be had.
     pub fn new(out: Output) -> Result<Server, ServerError> {
-        let options = EngineOptions::default();
-        let mut searcher = Searcher::new(options.hash_mb)?;
+        Server::with_eval(out, Eval::default())
+    }
+
+    /// A server like [`Server::new`] whose evaluator is `eval`: its kind is
+    /// the `Eval` option's default, and the option changes the kind only,
+    /// keeping `eval`'s weights.
+    ///
+    /// # Errors
+    /// [`ServerError`] if the hash table or the thread cannot be had.
+    pub fn with_eval(out: Output, eval: Eval) -> Result<Server, ServerError> {
+        let options = EngineOptions {
+            eval: eval.kind(),
+            ..EngineOptions::default()
+        };
+        let mut searcher = Searcher::with_evaluator(eval.clone(), options.hash_mb)?;
         searcher.set_book(
             options.own_book.then(crate::book::builtin),
             options.book_variety as usize,
@@ -308,6 +331,7 @@ impl Server {
             pos: Position::new(),
             history: Vec::new(),
             options,
+            eval,
             params: Params::default(),
             debug: false,
             signals,
@@ -477,17 +501,14 @@ impl Server {
 
     fn set_option(&mut self, name: &str, value: Option<&str>) {
         match self.options.parse_change(&self.params, name, value) {
-            Ok(Change::Hash(mb)) => {
-                if self.submit(Job::Resize(mb)) {
-                    match self.events.recv() {
-                        Ok(Event::Resized(Ok(()))) => self.options.hash_mb = mb,
-                        Ok(Event::Resized(Err(err))) => self.error(format!("option Hash: {err}")),
-                        _ => self.error("the search thread did not answer"),
-                    }
+            Ok(Change::Options(mut next)) => {
+                if next.hash_mb != self.options.hash_mb && !self.resize(next.hash_mb) {
+                    next.hash_mb = self.options.hash_mb;
                 }
-            }
-            Ok(Change::Options(next)) => {
-                crate::eval::set_process_kind(next.eval);
+                if next.eval != self.eval.kind() {
+                    self.eval = self.eval.with_kind(next.eval);
+                    self.submit(Job::Eval(Box::new(self.eval.clone())));
+                }
                 if next.seed != self.options.seed {
                     self.submit(Job::Seed(next.seed));
                 }
@@ -504,6 +525,24 @@ impl Server {
             }
             Ok(Change::Params(next)) => self.params = next,
             Err(err) => self.error(err),
+        }
+    }
+
+    /// Resizes the table to `mb` MB; false (and said why) if it failed.
+    fn resize(&mut self, mb: usize) -> bool {
+        if !self.submit(Job::Resize(mb)) {
+            return false;
+        }
+        match self.events.recv() {
+            Ok(Event::Resized(Ok(()))) => true,
+            Ok(Event::Resized(Err(err))) => {
+                self.error(format!("option Hash: {err}"));
+                false
+            }
+            _ => {
+                self.error("the search thread did not answer");
+                false
+            }
         }
     }
 

@@ -1,56 +1,21 @@
 //! The engine's UCI options: the standard ones (`Hash`, `Threads`,
-//! `MoveOverhead`, `OwnBook`, `BookVariety`, `MultiPV`, `Ponder`, `Seed`), the `Eval`
-//! combo (which evaluation: `material`, `psq` or `full`), one `spin` per
-//! tunable of [`Params`] and one `check` per feature switch (`NullMove`,
-//! `Lmr`, ...), all listed by `uci` and set by `setoption`.
+//! `MoveOverhead`, `MultiPV`, `Seed`, `BookVariety`, `OwnBook`, `Ponder`
+//! and the `Eval` combo, which evaluation: `material`, `psq` or `full`),
+//! one `spin` per tunable of [`Params`] and one `check` per feature switch
+//! (`NullMove`, `Lmr`, ...), all listed by `uci` and set by `setoption`.
 //!
-//! Names compare as UCI asks, and then some: ASCII case, spaces and
-//! underscores are ignored (`Move Overhead` is `MoveOverhead`); a value is
-//! checked against the option's type and range before anything changes, so
-//! a bad `setoption` leaves every option as it was.
+//! Each standard option is declared once, in the `standard_options!`
+//! table below (field, type, default, UCI name, range), as the tunables are
+//! in `search/params.rs`; the table generates the field of
+//! [`EngineOptions`], its default, its `option` line and its range-checked
+//! setter. Names compare by [`protocol::option_names_match`] (ASCII case,
+//! spaces and underscores ignored: `Move Overhead` is `MoveOverhead`); a
+//! value is checked against the option's type and range before anything
+//! changes, so a bad `setoption` leaves every option as it was.
 
 use crate::eval::{DEFAULT_KIND, EvalKind};
-use crate::search::{MAX_THREADS, ParamError, Params, same_name};
-use protocol::UciOption;
-
-/// The values of the standard options.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EngineOptions {
-    /// `Hash`: the transposition table, MB.
-    pub hash_mb: usize,
-    /// `Threads`: search threads sharing the hash table (lazy SMP).
-    pub threads: u32,
-    /// `MoveOverhead`: ms kept back from every move for GUI and pipes.
-    pub move_overhead_ms: u64,
-    /// `OwnBook`: play setups from the built-in book.
-    pub own_book: bool,
-    /// `BookVariety`: as Red, choose among this many of the book's best setups.
-    pub book_variety: u32,
-    /// `MultiPV`: lines reported (1).
-    pub multipv: u32,
-    /// `Ponder`: the GUI may send `go ponder`.
-    pub ponder: bool,
-    /// `Seed`: seeds the choice of setups (a fresh process repeats its sequence; successive games differ).
-    pub seed: u64,
-    /// `Eval`: the evaluation (the server applies it process-wide).
-    pub eval: EvalKind,
-}
-
-impl Default for EngineOptions {
-    fn default() -> EngineOptions {
-        EngineOptions {
-            hash_mb: DEFAULT_HASH_MB,
-            threads: 1,
-            move_overhead_ms: 10,
-            own_book: true,
-            book_variety: 1,
-            multipv: 1,
-            ponder: false,
-            seed: 0,
-            eval: DEFAULT_KIND,
-        }
-    }
-}
+use crate::search::{MAX_THREADS, ParamError, Params};
+use protocol::{UciOption, option_names_match};
 
 /// The default table size, MB.
 pub const DEFAULT_HASH_MB: usize = 16;
@@ -59,12 +24,141 @@ const MAX_OVERHEAD_MS: i64 = 5_000;
 const MAX_SEED: i64 = i32::MAX as i64;
 const MAX_BOOK_VARIETY: i64 = 1000;
 
+/// Declares the standard options, one line each:
+/// `field: type = default, "UciName" [, min, max];` (a range for spins
+/// only). The type says the kind: an integer is a `spin`, `bool` a
+/// `check`, [`EvalKind`] a `combo`.
+macro_rules! standard_options {
+    ($($(#[doc = $doc:literal])* $field:ident: $ty:ty = $default:expr, $name:literal $(, $min:expr, $max:expr)?;)*) => {
+        /// The values of the standard options.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct EngineOptions {
+            $($(#[doc = $doc])* pub $field: $ty,)*
+        }
+
+        impl Default for EngineOptions {
+            fn default() -> EngineOptions {
+                EngineOptions { $($field: $default,)* }
+            }
+        }
+
+        impl EngineOptions {
+            /// How many standard options there are.
+            pub const STANDARD: usize = [$($name),*].len();
+
+            /// The standard options as `uci` lists them, in table order.
+            fn standard_uci(&self) -> Vec<UciOption> {
+                vec![$(OptionValue::uci(self.$field, $name, standard_options!(@range $($min, $max)?)),)*]
+            }
+
+            /// The options after `setoption name <name> value <value>` if
+            /// `name` is a standard option, `None` if it is not.
+            fn set_standard(&self, name: &str, value: Option<&str>) -> Option<Result<EngineOptions, OptionError>> {
+                $(if option_names_match($name, name) {
+                    let range = standard_options!(@range $($min, $max)?);
+                    return Some(OptionValue::parse(value, $name, range).map(|v| EngineOptions { $field: v, ..*self }));
+                })*
+                None
+            }
+        }
+    };
+    (@range) => { (0, 0) };
+    (@range $min:expr, $max:expr) => { ($min, $max) };
+}
+
+standard_options! {
+    /// `Hash`: the transposition table, MB.
+    hash_mb: usize = DEFAULT_HASH_MB, "Hash", 1, MAX_HASH_MB;
+    /// `Threads`: search threads sharing the hash table (lazy SMP).
+    threads: u32 = 1, "Threads", 1, MAX_THREADS as i64;
+    /// `MoveOverhead`: ms kept back from every move for GUI and pipes.
+    move_overhead_ms: u64 = 10, "MoveOverhead", 0, MAX_OVERHEAD_MS;
+    /// `MultiPV`: lines reported (1).
+    multipv: u32 = 1, "MultiPV", 1, 1;
+    /// `Seed`: seeds the choice of setups (a fresh process repeats its sequence; successive games differ).
+    seed: u64 = 0, "Seed", 0, MAX_SEED;
+    /// `BookVariety`: as Red, choose among this many of the book's best setups.
+    book_variety: u32 = 1, "BookVariety", 1, MAX_BOOK_VARIETY;
+    /// `OwnBook`: play setups from the built-in book.
+    own_book: bool = true, "OwnBook";
+    /// `Ponder`: the GUI may send `go ponder`.
+    ponder: bool = false, "Ponder";
+    /// `Eval`: the evaluation (the server hands the searcher an evaluator of this kind).
+    eval: EvalKind = DEFAULT_KIND, "Eval";
+}
+
+/// A type a standard option holds: its `option` line and how its value is
+/// read (checked against the range `(min, max)` where it has one).
+trait OptionValue: Sized {
+    fn uci(self, name: &'static str, range: (i64, i64)) -> UciOption;
+    fn parse(value: Option<&str>, name: &'static str, range: (i64, i64)) -> Result<Self, OptionError>;
+}
+
+/// Spins: integers, in range.
+macro_rules! spin_value {
+    ($($ty:ty),*) => {$(
+        impl OptionValue for $ty {
+            fn uci(self, name: &'static str, (min, max): (i64, i64)) -> UciOption {
+                UciOption::spin(name, i64::try_from(self).unwrap_or(i64::MAX), min, max)
+            }
+
+            fn parse(value: Option<&str>, name: &'static str, (min, max): (i64, i64)) -> Result<$ty, OptionError> {
+                let text = value.ok_or(OptionError::MissingValue(name))?.trim();
+                let n: i64 = text.parse().map_err(|_| OptionError::BadValue {
+                    name: name.to_string(),
+                    value: text.chars().take(40).collect(),
+                    expected: "an integer",
+                })?;
+                let out_of_range = OptionError::OutOfRange {
+                    name: name.to_string(),
+                    value: n,
+                    min,
+                    max,
+                };
+                if n < min || n > max {
+                    return Err(out_of_range);
+                }
+                <$ty>::try_from(n).map_err(|_| out_of_range)
+            }
+        }
+    )*};
+}
+spin_value!(usize, u32, u64);
+
+impl OptionValue for bool {
+    fn uci(self, name: &'static str, _: (i64, i64)) -> UciOption {
+        UciOption::check(name, self)
+    }
+
+    fn parse(value: Option<&str>, name: &'static str, _: (i64, i64)) -> Result<bool, OptionError> {
+        check_value(name, value.ok_or(OptionError::MissingValue(name))?)
+    }
+}
+
+impl OptionValue for EvalKind {
+    fn uci(self, name: &'static str, _: (i64, i64)) -> UciOption {
+        UciOption::combo(
+            name,
+            self.name(),
+            EvalKind::ALL.iter().map(|k| k.name().to_string()).collect(),
+        )
+    }
+
+    fn parse(value: Option<&str>, name: &'static str, _: (i64, i64)) -> Result<EvalKind, OptionError> {
+        let text = value.ok_or(OptionError::MissingValue(name))?.trim();
+        EvalKind::from_name(text).ok_or_else(|| OptionError::BadValue {
+            name: name.to_string(),
+            value: text.chars().take(40).collect(),
+            expected: "material, psq or full",
+        })
+    }
+}
+
 /// A change `setoption` asks for, checked and ready to apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Change {
-    /// A new table size (the server resizes the table).
-    Hash(usize),
-    /// Any other option: the new values.
+    /// A standard option: the new values (the server applies what differs,
+    /// resizing the table for `Hash`).
     Options(EngineOptions),
     /// A tunable: the new values.
     Params(Params),
@@ -112,54 +206,11 @@ impl From<ParamError> for OptionError {
     }
 }
 
-/// The standard spin options: name, range.
-const SPINS: [(&str, i64, i64); 6] = [
-    ("Hash", 1, MAX_HASH_MB),
-    ("Threads", 1, MAX_THREADS as i64),
-    ("MoveOverhead", 0, MAX_OVERHEAD_MS),
-    ("MultiPV", 1, 1),
-    ("Seed", 0, MAX_SEED),
-    ("BookVariety", 1, MAX_BOOK_VARIETY),
-];
-const CHECKS: [&str; 2] = ["OwnBook", "Ponder"];
-const EVAL_OPTION: &str = "Eval";
-
 impl EngineOptions {
-    fn spin_value(&self, name: &str) -> i64 {
-        match name {
-            "Hash" => self.hash_mb as i64,
-            "Threads" => i64::from(self.threads),
-            "MoveOverhead" => self.move_overhead_ms as i64,
-            "MultiPV" => i64::from(self.multipv),
-            "BookVariety" => i64::from(self.book_variety),
-            _ => self.seed as i64,
-        }
-    }
-
-    fn check_value(&self, name: &str) -> bool {
-        match name {
-            "OwnBook" => self.own_book,
-            _ => self.ponder,
-        }
-    }
-
     /// Every option as `uci` lists it: the standard ones, then one spin per
-    /// tunable with its current value.
+    /// tunable and one check per switch with its current value.
     pub fn uci_options(&self, params: &Params) -> Vec<UciOption> {
-        let mut options: Vec<UciOption> = SPINS
-            .iter()
-            .map(|&(name, min, max)| UciOption::spin(name, self.spin_value(name), min, max))
-            .collect();
-        options.extend(
-            CHECKS
-                .iter()
-                .map(|&name| UciOption::check(name, self.check_value(name))),
-        );
-        options.push(UciOption::combo(
-            EVAL_OPTION,
-            self.eval.name(),
-            EvalKind::ALL.iter().map(|k| k.name().to_string()).collect(),
-        ));
+        let mut options = self.standard_uci();
         options.extend(
             Params::TUNABLES
                 .iter()
@@ -180,53 +231,8 @@ impl EngineOptions {
     /// [`OptionError`] naming what is wrong: unknown name, missing value,
     /// wrong type or out of range.
     pub fn parse_change(&self, params: &Params, name: &str, value: Option<&str>) -> Result<Change, OptionError> {
-        let number = |option: &'static str, min: i64, max: i64| -> Result<i64, OptionError> {
-            let text = value.ok_or(OptionError::MissingValue(option))?.trim();
-            let n: i64 = text.parse().map_err(|_| OptionError::BadValue {
-                name: option.to_string(),
-                value: text.chars().take(40).collect(),
-                expected: "an integer",
-            })?;
-            if n < min || n > max {
-                return Err(OptionError::OutOfRange {
-                    name: option.to_string(),
-                    value: n,
-                    min,
-                    max,
-                });
-            }
-            Ok(n)
-        };
-        if let Some(&(option, min, max)) = SPINS.iter().find(|(n, _, _)| same_name(n, name)) {
-            let n = number(option, min, max)?;
-            let mut next = *self;
-            match option {
-                "Hash" => return Ok(Change::Hash(n as usize)),
-                "Threads" => next.threads = n as u32,
-                "MoveOverhead" => next.move_overhead_ms = n as u64,
-                "MultiPV" => next.multipv = n as u32,
-                "BookVariety" => next.book_variety = n as u32,
-                _ => next.seed = n as u64,
-            }
-            return Ok(Change::Options(next));
-        }
-        if let Some(&option) = CHECKS.iter().find(|n| same_name(n, name)) {
-            let on = check_value(option, value.ok_or(OptionError::MissingValue(option))?)?;
-            let mut next = *self;
-            match option {
-                "OwnBook" => next.own_book = on,
-                _ => next.ponder = on,
-            }
-            return Ok(Change::Options(next));
-        }
-        if same_name(EVAL_OPTION, name) {
-            let text = value.ok_or(OptionError::MissingValue(EVAL_OPTION))?.trim();
-            let kind = EvalKind::from_name(text).ok_or_else(|| OptionError::BadValue {
-                name: EVAL_OPTION.to_string(),
-                value: text.chars().take(40).collect(),
-                expected: "material, psq or full",
-            })?;
-            return Ok(Change::Options(EngineOptions { eval: kind, ..*self }));
+        if let Some(next) = self.set_standard(name, value) {
+            return next.map(Change::Options);
         }
         let name = name.split_ascii_whitespace().collect::<Vec<_>>().join(" ");
         if let Some(switch) = Params::SWITCHES.iter().find(|s| s.is_named(&name)) {
@@ -282,7 +288,10 @@ mod tests {
     fn options_are_found_without_case_and_checked() {
         let options = EngineOptions::default();
         let params = Params::default();
-        assert_eq!(options.parse_change(&params, "hash", Some("32")), Ok(Change::Hash(32)));
+        assert!(matches!(
+            options.parse_change(&params, "hash", Some("32")),
+            Ok(Change::Options(EngineOptions { hash_mb: 32, .. }))
+        ));
         assert!(matches!(
             options.parse_change(&params, "Move Overhead", Some("7")),
             Ok(Change::Options(EngineOptions {
@@ -356,11 +365,11 @@ mod tests {
         let list = EngineOptions::default().uci_options(&Params::default());
         assert_eq!(
             list.len(),
-            SPINS.len() + CHECKS.len() + 1 + Params::TUNABLES.len() + Params::SWITCHES.len()
+            EngineOptions::STANDARD + Params::TUNABLES.len() + Params::SWITCHES.len()
         );
         for (i, a) in list.iter().enumerate() {
             for b in &list[i + 1..] {
-                assert!(!same_name(&a.name, &b.name), "{} twice", a.name);
+                assert!(!option_names_match(&a.name, &b.name), "{} twice", a.name);
             }
         }
     }

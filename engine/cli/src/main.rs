@@ -1,24 +1,27 @@
-//! The `leaper` binary: the engine server and the rules tools (perft,
-//! replay). Library code returns values; this file parses arguments and
-//! prints.
+//! The `leaper` binary: the engine server, its measurements (bench,
+//! bench-stop), the rules tools (perft, perft-bench, replay) and training
+//! (selfplay, fit, from `leaper-train`). Library code returns values; this
+//! file parses arguments, reads the environment and prints.
 //!
 //! Without a subcommand the engine waits for its first input line, which
 //! chooses the protocol (`uci`, or `Start` / a setup for CodeCup); `uci`
 //! and `codecup` force one. Nothing goes to stdout before that line, and
 //! diagnostics go to stderr only.
 
-mod eval_cli;
-
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use crossbeam_channel::Receiver;
+use leaper::eval::{DEFAULT_KIND, Eval, EvalKind, Weights};
 use leaper::server::codecup::{self, CodeCupConfig};
 use leaper::server::{Flow, Output, Server, bench};
-use leaper::{Position, SetupCase, perft_divide, replay};
+use leaper::{Position, SetupCase, perft_divide};
+use leaper_train::cli as eval_cli;
+use leaper_train::replay;
 use protocol::{Line, LineReader, Protocol};
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 #[derive(Parser, Debug)]
@@ -50,7 +53,7 @@ enum Command {
         depth: u32,
         /// Evaluation to search with: material, psq or full (default: the engine's, full).
         #[arg(long, value_parser = eval_cli::parse_kind)]
-        eval: Option<leaper::eval::EvalKind>,
+        eval: Option<EvalKind>,
     },
     /// Measure how fast the engine, run as a process over pipes, answers `stop` during `go infinite`.
     BenchStop {
@@ -99,6 +102,24 @@ enum Command {
     },
 }
 
+/// An environment variable naming a weights file that replaces the
+/// shipped full-model weights, for trying fitted weights in the arena
+/// without a rebuild. Unset (or unreadable, or not a weights file) means
+/// the shipped ones.
+const WEIGHTS_ENV: &str = "LEAPER_EVAL_WEIGHTS";
+
+/// The evaluator of `kind` this process plays with: the full model's
+/// weights come from [`WEIGHTS_ENV`] when it names a weights file.
+fn engine_eval(kind: EvalKind) -> Eval {
+    let weights = std::env::var_os(WEIGHTS_ENV)
+        .and_then(|path| std::fs::read_to_string(path).ok())
+        .and_then(|text| Weights::parse(&text).ok());
+    match weights {
+        Some(weights) => Eval::with_full_weights(kind, Arc::new(weights)),
+        None => Eval::new(kind),
+    }
+}
+
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(code) => code,
@@ -119,16 +140,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             codecup_mode(None, &input_lines(), Duration::from_millis(time_ms))?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Bench { depth, eval } => {
-            if let Some(kind) = eval {
-                leaper::eval::set_process_kind(kind);
-            }
-            bench_command(depth)
-        }
+        Command::Bench { depth, eval } => bench_command(depth, &engine_eval(eval.unwrap_or(DEFAULT_KIND))),
         Command::BenchStop { runs, think_ms } => bench_stop(runs, Duration::from_millis(think_ms)),
         Command::Perft { depth, moves, fen } => perft_command(depth, &moves, fen.as_deref()),
         Command::Replay { files } => replay_command(&files),
-        Command::Selfplay(args) => eval_cli::selfplay_command(&args),
+        Command::Selfplay(args) => eval_cli::selfplay_command(&args, engine_eval),
         Command::Fit(args) => eval_cli::fit_command(&args),
         Command::PerftBench {
             file,
@@ -183,7 +199,7 @@ fn serve(protocol: Option<Protocol>) -> Result<ExitCode> {
 }
 
 fn uci_mode(first: Option<Line>, lines: &Receiver<io::Result<Line>>) -> Result<()> {
-    let mut server = Server::new(Output::stdout())?;
+    let mut server = Server::with_eval(Output::stdout(), engine_eval(DEFAULT_KIND))?;
     if let Some(line) = first
         && server.handle_input(&line) == Flow::Quit
     {
@@ -210,6 +226,7 @@ fn uci_mode(first: Option<Line>, lines: &Receiver<io::Result<Line>>) -> Result<(
 fn codecup_mode(first: Option<Line>, lines: &Receiver<io::Result<Line>>, budget: Duration) -> Result<()> {
     let config = CodeCupConfig {
         budget,
+        eval: engine_eval(DEFAULT_KIND),
         ..CodeCupConfig::default()
     };
     let summary = codecup::play(first, lines.iter(), &Output::stdout(), &mut io::stderr(), &config)?;
@@ -222,9 +239,9 @@ fn codecup_mode(first: Option<Line>, lines: &Receiver<io::Result<Line>>, budget:
     Ok(())
 }
 
-fn bench_command(depth: u32) -> Result<ExitCode> {
+fn bench_command(depth: u32, eval: &Eval) -> Result<ExitCode> {
     let start = Instant::now();
-    let lines = bench::run(depth, |line| {
+    let lines = bench::run(depth, eval, |line| {
         println!(
             "position {:>2}: {:>10} nodes {:>8} ms  bestmove {}",
             line.index + 1,

@@ -3,11 +3,12 @@
 //!
 //! Two record formats are read, told apart by their header: the CodeCup
 //! transcripts (`Game,Round,IsSwiss,User1,Score1,Status1,User2,Score2,Status2,Moves`,
-//! User1 playing Red) and the arena's game record
-//! (`game,pair,round,red,blue,...,result,termination,plies,...,moves`).
+//! User1 playing Red, a format of the contest's, read here) and the
+//! arena's game record, read through the `results` crate, which owns it.
 //! Setups are read in either case, as the CodeCup referee accepted both.
 
-use crate::rules::{Color, EndReason, GameMove, MoveError, Outcome, Position, SetupCase};
+use leaper_rules::{Color, EndReason, GameMove, MoveError, Outcome, Position, SetupCase};
+use results::{GameRecord, GameResult};
 use std::path::Path;
 
 /// What is wrong with one recorded game.
@@ -110,34 +111,27 @@ fn by_color<'a>(winner: Color, win: &'a [&'a str], lose: &'a [&'a str]) -> [&'a 
     }
 }
 
-/// Checks one game of the arena's record: its moves, its ply count, and its
-/// result and termination against the position the moves reach.
-pub fn check_arena_game(moves: &str, plies: &str, result: &str, termination: &str) -> Result<(), GameError> {
-    let (pos, played) = replay_moves(moves)?;
-    if plies.trim().parse::<usize>().ok() != Some(played.len()) {
-        return Err(GameError::Result(format!(
-            "plies is '{plies}' but {} moves are recorded",
-            played.len()
-        )));
-    }
-    let winner = match result {
-        "1-0" => Some(Color::Red),
-        "0-1" => Some(Color::Blue),
-        "1/2-1/2" => None,
-        other => {
-            return Err(GameError::Field(format!("result '{other}' is not 1-0, 0-1 or 1/2-1/2")));
-        }
+/// Checks one game of the arena's record (read and field-checked by the
+/// `results` crate, which owns the format): its moves, and its result and
+/// termination against the position the moves reach.
+pub fn check_arena_game(record: &GameRecord) -> Result<(), GameError> {
+    let (pos, _) = replay_moves(&record.moves.join(" "))?;
+    let winner = match record.result {
+        GameResult::RedWins => Some(Color::Red),
+        GameResult::BlueWins => Some(Color::Blue),
+        GameResult::Draw => None,
     };
+    let (result, termination) = (record.result, record.termination);
     match pos.outcome() {
         Some(outcome) => {
-            if outcome.reason.name() != termination || outcome.winner != winner {
+            if outcome.reason.name() != termination.as_str() || outcome.winner != winner {
                 return Err(GameError::Result(format!(
                     "recorded {result} by {termination}, but the moves end the game {outcome}"
                 )));
             }
         }
         None => {
-            if ["wazir-captured", "ply-limit", "no-legal-move"].contains(&termination) {
+            if !termination.is_forfeit() {
                 return Err(GameError::Result(format!(
                     "recorded {termination}, but the game is unfinished at ply {}",
                     pos.ply()
@@ -180,29 +174,22 @@ pub enum FileError {
     /// A header of neither known format.
     #[error("unknown header (expected the CodeCup 'Game,...,Moves' or the arena 'game,pair,...,moves' columns)")]
     UnknownHeader,
+    /// An arena record that `results` refuses: a damaged row other than a
+    /// torn last line, or a game id recorded twice (it would count twice).
+    #[error("{0}")]
+    Record(results::ReadError),
 }
 
 /// Checks every game of a CodeCup transcript or arena record file.
+///
+/// # Errors
+/// [`FileError`] when the file cannot be read or is of neither format;
+/// bad games are counted in the report.
 pub fn check_file(path: &Path) -> Result<FileReport, FileError> {
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_path(path)?;
     let headers = reader.headers()?.clone();
     let col = |name: &str| headers.iter().position(|h| h.trim() == name);
-    enum Format {
-        CodeCup {
-            game: usize,
-            status: [usize; 2],
-            score: [usize; 2],
-            moves: usize,
-        },
-        Arena {
-            game: usize,
-            plies: usize,
-            result: usize,
-            termination: usize,
-            moves: usize,
-        },
-    }
-    let format = match (
+    match (
         col("Game"),
         col("Status1"),
         col("Status2"),
@@ -210,72 +197,65 @@ pub fn check_file(path: &Path) -> Result<FileReport, FileError> {
         col("Score2"),
         col("Moves"),
     ) {
-        (Some(game), Some(s1), Some(s2), Some(p1), Some(p2), Some(moves)) => Format::CodeCup {
-            game,
-            status: [s1, s2],
-            score: [p1, p2],
-            moves,
-        },
-        _ => match (
-            col("game"),
-            col("plies"),
-            col("result"),
-            col("termination"),
-            col("moves"),
-        ) {
-            (Some(game), Some(plies), Some(result), Some(termination), Some(moves)) => Format::Arena {
-                game,
-                plies,
-                result,
-                termination,
-                moves,
-            },
-            _ => return Err(FileError::UnknownHeader),
-        },
-    };
-    let mut report = FileReport::default();
-    for (row, record) in reader.records().enumerate() {
-        report.games += 1;
-        let line = row + 2;
-        let (game, checked) = match record {
-            Err(e) => (
-                format!("row {line}"),
-                Err(GameError::Field(format!("unreadable row: {e}"))),
-            ),
-            Ok(rec) => {
-                let get = |i: usize| rec.get(i).unwrap_or("");
-                match &format {
-                    Format::CodeCup {
-                        game,
-                        status,
-                        score,
-                        moves,
-                    } => (
-                        get(*game).to_string(),
-                        check_codecup_game(
-                            get(*moves),
-                            [get(status[0]), get(status[1])],
-                            [get(score[0]), get(score[1])],
-                        )
-                        .map(|_| ()),
+        (Some(game), Some(s1), Some(s2), Some(p1), Some(p2), Some(moves)) => {
+            let mut report = FileReport::default();
+            for (row, record) in reader.records().enumerate() {
+                let checked = match record {
+                    Err(e) => (
+                        format!("row {}", row + 2),
+                        Err(GameError::Field(format!("unreadable row: {e}"))),
                     ),
-                    Format::Arena {
-                        game,
-                        plies,
-                        result,
-                        termination,
-                        moves,
-                    } => (
-                        get(*game).to_string(),
-                        check_arena_game(get(*moves), get(*plies), get(*result), get(*termination)),
-                    ),
-                }
+                    Ok(rec) => {
+                        let get = |i: usize| rec.get(i).unwrap_or("");
+                        let result = check_codecup_game(get(moves), [get(s1), get(s2)], [get(p1), get(p2)]);
+                        (get(game).to_string(), result.map(|_| ()))
+                    }
+                };
+                report.add(checked);
             }
-        };
-        match checked {
-            Ok(()) => report.legal += 1,
-            Err(error) => report.failures.push(GameFailure { game, error }),
+            Ok(report)
         }
+        _ => check_arena_file(path),
+    }
+}
+
+/// A game's id (or row) and its check.
+type Checked = (String, Result<(), GameError>);
+
+/// Checks every game of an arena record file, read by `results`; a row it
+/// cannot read is a failed game.
+fn check_arena_file(path: &Path) -> Result<FileReport, FileError> {
+    let file = results::read_record_file(path).map_err(|err| match err {
+        results::ReadError::Io { source, .. } => FileError::Io(source),
+        results::ReadError::Header { .. } => FileError::UnknownHeader,
+        other => FileError::Record(other),
+    })?;
+    let mut checked: Vec<(u64, Checked)> = file
+        .games
+        .iter()
+        .map(|g| (g.line, (g.record.game.to_string(), check_arena_game(&g.record))))
+        .collect();
+    checked.extend(file.damaged.iter().map(|d| {
+        (
+            d.line,
+            (format!("row {}", d.line), Err(GameError::Field(d.error.to_string()))),
+        )
+    }));
+    checked.sort_by_key(|(line, _)| *line);
+    let mut report = FileReport::default();
+    for (_, game) in checked {
+        report.add(game);
     }
     Ok(report)
+}
+
+impl FileReport {
+    /// Counts one game and its check.
+    fn add(&mut self, (game, checked): Checked) {
+        self.games += 1;
+        match checked {
+            Ok(()) => self.legal += 1,
+            Err(error) => self.failures.push(GameFailure { game, error }),
+        }
+    }
 }

@@ -1,19 +1,23 @@
-//! Static evaluation: the [`Evaluator`] trait the search calls, and
+//! Static evaluation as the search sees it: the [`Evaluator`] trait, and
 //! [`Material`], a plain material count.
 //!
 //! Scores are logits of the side to move's expected score scaled by 10,000
 //! (so 10,000 is a logit of 1, about 73%, and 100 cp in the protocol). The
 //! trait is all the search knows of evaluation, so a piece-square model or
-//! a network can replace [`Material`] without touching the search.
+//! a network can replace [`Material`] without touching the search. The
+//! search owns one evaluator per thread (cloned for helper threads) and
+//! calls it through `&mut self`, so an evaluator may keep state of its own
+//! (an incrementally updated accumulator) without locks.
 
 use crate::rules::{Color, Position, Role};
 
-/// A static evaluation function.
-pub trait Evaluator: Send {
+/// A static evaluation function, owned by one search thread.
+pub trait Evaluator: Clone + Send {
     /// The value of `pos` for the side to move, in logit x 10,000. Called
     /// only on positions where the game goes on (both wazirs on the board,
-    /// ply below 102); must stay well inside ±[`MATE_BOUND`](super::MATE_BOUND).
-    fn evaluate(&self, pos: &Position) -> i32;
+    /// ply below 102); must stay within ±[`EVAL_BOUND`](super::EVAL_BOUND),
+    /// far inside the search's mate scores.
+    fn evaluate(&mut self, pos: &Position) -> i32;
 
     /// A rough value of a piece of `role` on the board, in the same unit,
     /// for move ordering (most valuable victim first) and futility margins.
@@ -64,7 +68,7 @@ impl Material {
 }
 
 impl Evaluator for Material {
-    fn evaluate(&self, pos: &Position) -> i32 {
+    fn evaluate(&mut self, pos: &Position) -> i32 {
         let us = pos.turn();
         self.side(pos, us) - self.side(pos, !us) + self.tempo
     }
@@ -86,7 +90,7 @@ mod tests {
     fn material_is_symmetric_and_counts_hands() {
         let setup = Setup::first();
         let pos = Position::from_setups(&setup, &setup);
-        let eval = Material::default();
+        let mut eval = Material::default();
         assert_eq!(eval.evaluate(&pos), eval.tempo);
         // Red's dabbaba on b1 (letter 8 of the setup) takes nothing; a capture
         // shifts material by the victim's board value plus its hand value.

@@ -17,9 +17,9 @@
 //! `1/2-1/2`), each game preceded by `# game <index> <result> <moves...>`,
 //! which the rules can replay.
 
-use super::{Eval, EvalKind};
-use crate::rules::{Color, GameMove, Move, MoveList, Outcome, Position, Role, Setup, leaps};
-use crate::search::{Limits, Searcher, Signals, TableError, can_capture_wazir, is_mate, setup_candidates};
+use leaper::eval::Eval;
+use leaper::search::{Limits, Searcher, Signals, TableError, can_capture_wazir, is_mate, setup_candidates};
+use leaper_rules::{Color, GameMove, Move, MoveList, Outcome, Position, Role, Setup, leaps};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::fmt::Write as _;
@@ -41,7 +41,7 @@ pub struct Config {
     /// Regular plies played at random (never letting the wazir be taken).
     pub random_plies: u32,
     /// The evaluation the engine plays with.
-    pub kind: EvalKind,
+    pub eval: Eval,
     /// Hash table per thread, MB.
     pub hash_mb: usize,
 }
@@ -55,7 +55,7 @@ impl Default for Config {
             threads: 1,
             seed: 1,
             random_plies: 4,
-            kind: super::DEFAULT_KIND,
+            eval: Eval::default(),
             hash_mb: 8,
         }
     }
@@ -166,7 +166,7 @@ fn random_move(pos: &Position, rng: &mut StdRng) -> Option<Move> {
 /// [`TableError`] when the hash table cannot be had.
 pub fn play_game(config: &Config, index: usize) -> Result<Game, TableError> {
     let mut rng = StdRng::seed_from_u64(config.seed ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
-    let mut searcher = Searcher::with_evaluator(Eval::new(config.kind), config.hash_mb)?;
+    let mut searcher = Searcher::with_evaluator(config.eval.clone(), config.hash_mb)?;
     let mut pos = Position::new();
     let mut moves = Vec::new();
     let mut red = None;
@@ -223,7 +223,7 @@ pub fn play_game(config: &Config, index: usize) -> Result<Game, TableError> {
             // covers it); end the game as the rules would.
             break Outcome {
                 winner: Some(!pos.turn()),
-                reason: crate::rules::EndReason::NoLegalMove,
+                reason: leaper_rules::EndReason::NoLegalMove,
             };
         };
         moves.push(mv.display(pos.turn()).to_string());

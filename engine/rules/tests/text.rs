@@ -1,7 +1,7 @@
 //! Reading and writing text: moves, setups and position strings, with the
 //! errors a user sees for each kind of mistake.
 
-use leaper::{
+use leaper_rules::{
     Color, FenError, GameMove, IllegalMove, Move, MoveError, MoveText, ParseMoveError, Position, Role, Setup,
     SetupCase, SetupError, Square,
 };

@@ -2,14 +2,14 @@
 //! cases of shared/data/edge-cases.txt end as the rules say, and the
 //! `leaper replay` binary reports good and damaged files correctly.
 
-use leaper::replay::{GameError, check_file, replay_moves};
 use leaper::{Color, EndReason, MAX_PLY, MoveError, Outcome};
+use leaper_train::replay::{GameError, check_file, replay_moves};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn shared(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data")
+        .join("../../../shared/data")
         .join(path)
 }
 

@@ -3,7 +3,7 @@
 //! generation agrees with bulk counting, the position string round-trips,
 //! pieces are conserved, and mirrored positions behave alike.
 
-use leaper::{Color, GameMove, MoveList, Position, Role, SETUP_COUNT, Setup, SetupCase, perft};
+use leaper_rules::{Color, GameMove, MoveList, Position, Role, SETUP_COUNT, Setup, SetupCase, perft};
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -37,7 +37,7 @@ fn check_invariants(pos: &Position) -> Result<(), TestCaseError> {
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
         prop_assert_eq!(list.len() as u64, pos.count_moves());
-        prop_assert!(list.len() <= leaper::MAX_MOVES);
+        prop_assert!(list.len() <= leaper_rules::MAX_MOVES);
         for &mv in &list {
             let text = mv.display(pos.turn()).to_string();
             prop_assert_eq!(

@@ -1,11 +1,14 @@
 //! The `selfplay` and `fit` subcommands of the `leaper` binary: argument
-//! parsing and printing around `leaper::eval::selfplay` and
-//! `leaper::eval::fit`, which do the work and never print.
+//! parsing and printing around [`selfplay`](crate::selfplay) and
+//! [`fit`](crate::fit), which do the work and never print. The binary
+//! wires them in (and supplies the evaluator, whose weights it may read
+//! from the environment).
 
+use crate::fit::{self, FitConfig, Losses};
+use crate::selfplay;
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use leaper::eval::fit::{self, FitConfig, Losses};
-use leaper::eval::{EvalKind, FeatureSet, Weights, selfplay};
+use leaper::eval::{Eval, EvalKind, FeatureSet, Weights};
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::PathBuf;
@@ -49,8 +52,9 @@ pub fn parse_kind(text: &str) -> Result<EvalKind, String> {
     EvalKind::from_name(text).ok_or_else(|| format!("'{text}' is not material, psq or full"))
 }
 
-/// Runs `leaper selfplay`.
-pub fn selfplay_command(args: &SelfplayArgs) -> Result<ExitCode> {
+/// Runs `leaper selfplay`, playing with the evaluator `eval_of` gives for
+/// the `--eval` kind.
+pub fn selfplay_command(args: &SelfplayArgs, eval_of: impl Fn(EvalKind) -> Eval) -> Result<ExitCode> {
     let config = selfplay::Config {
         games: args.games,
         depth: args.depth,
@@ -58,7 +62,7 @@ pub fn selfplay_command(args: &SelfplayArgs) -> Result<ExitCode> {
         threads: args.threads.max(1),
         seed: args.seed,
         random_plies: args.random_plies,
-        kind: args.eval,
+        eval: eval_of(args.eval),
         hash_mb: args.hash.max(1),
     };
     let file = std::fs::File::create(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
@@ -71,7 +75,7 @@ pub fn selfplay_command(args: &SelfplayArgs) -> Result<ExitCode> {
         config.nodes,
         config.seed,
         config.random_plies,
-        config.kind.name()
+        config.eval.kind().name()
     )?;
     let start = Instant::now();
     let (mut done, mut positions, mut io_error) = (0usize, 0usize, None);

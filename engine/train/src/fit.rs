@@ -9,11 +9,11 @@
 //! Data come from self-play records (`selfplay`) and, optionally, from the
 //! CodeCup transcripts, whose positions have a result but no score.
 
-use super::features::{FEATURES, FeatureSet, WAZIR, difference};
-use super::weights::Weights;
 use crate::replay::{check_codecup_game, replay_moves};
-use crate::rules::{Color, Position};
-use crate::search::MATE_BOUND;
+use leaper::eval::Weights;
+use leaper::eval::features::{FEATURES, FeatureSet, WAZIR, difference};
+use leaper::search::MATE_BOUND;
+use leaper_rules::{Color, Position};
 use std::collections::HashSet;
 use std::path::Path;
 
