@@ -163,11 +163,13 @@ pub fn datagen(args: &DatagenArgs) -> anyhow::Result<()> {
     bar.finish_and_clear();
     let secs = report.elapsed.as_secs_f64().max(1e-9);
     println!(
-        "{}: {} positions ({} added from {} games in {:.1} s: {:.1} positions/s, {:.0} nodes/s)",
+        "{}: {} positions ({} added from {} games, kept {:.0}% of {} searched plies, in {:.1} s: {:.1} positions/s, {:.0} nodes/s)",
         args.output.display(),
         writer.records(),
         report.records,
         report.games,
+        100.0 * report.records as f64 / report.searched.max(1) as f64,
+        report.searched,
         secs,
         report.records as f64 / secs,
         report.nodes as f64 / secs,

@@ -28,7 +28,7 @@ pub use file::{
     Writer,
 };
 pub use record::{GameResult, Opening, PackedPosition, RECORD_SIZE, Record, RecordError};
-pub use selfplay::{GameRecords, GenError, Progress, RunReport, Settings, generate, is_quiet, play_game};
+pub use selfplay::{GameRecords, GenError, Progress, RunReport, Settings, generate, play_game, wazir_attacked};
 pub use summary::{Balance, FileSummary, Histogram, PLY_BIN, SCORE_EDGES, Summary, summarize};
 
 use leaper_rules::Position;

@@ -336,8 +336,8 @@ impl PackedPosition {
 /// One training position with its labels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Record {
-    /// The position (quiet: the side to move can capture nothing and its
-    /// wazir is not attacked).
+    /// The position (quiet: the side to move's wazir is not attacked and
+    /// a search finds no capture best).
     pub position: PackedPosition,
     /// The deeper search's value for the side to move, logit x 10,000 (the
     /// engine's evaluation unit).
@@ -399,5 +399,114 @@ impl Record {
     /// The winner of the record's game (`None`: drawn).
     pub fn winner(&self) -> Option<Color> {
         self.result.winner(self.position.turn())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use leaper_rules::{MoveList, Setup};
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    /// Positions of random games: drops, captures, full hands, both sides.
+    fn random_positions(games: usize) -> Vec<Position> {
+        let mut rng = StdRng::seed_from_u64(7);
+        let mut out = Vec::new();
+        for _ in 0..games {
+            let mut pos = Position::from_setups(&Setup::random(&mut rng), &Setup::random(&mut rng));
+            while pos.outcome().is_none() {
+                out.push(pos.clone());
+                let mut list = MoveList::new();
+                pos.legal_moves(&mut list);
+                // Prefer captures, so that hands fill up.
+                let mut caps = MoveList::new();
+                pos.captures(&mut caps);
+                let pool = if !caps.is_empty() && rng.random_bool(0.7) {
+                    &caps
+                } else {
+                    &list
+                };
+                pos.play(pool.as_slice()[rng.random_range(0..pool.len())]);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn positions_round_trip_through_records() {
+        let positions = random_positions(60);
+        assert!(positions.iter().any(|p| p.hand(Color::Red).total() >= 6));
+        assert!(positions.iter().any(|p| p.turn() == Color::Blue));
+        for (i, pos) in positions.iter().enumerate() {
+            let record = Record {
+                position: PackedPosition::from_position(pos),
+                score: (i as i32 - 500) * 37,
+                result: [GameResult::Loss, GameResult::Draw, GameResult::Win][i % 3],
+                game: i as u32 * 3,
+                opening: if i % 2 == 0 { Opening::Book } else { Opening::Random },
+            };
+            let bytes = record.encode();
+            let back = Record::decode(&bytes).unwrap();
+            assert_eq!(back, record);
+            assert_eq!(back.position.to_fen(), pos.to_fen());
+            assert_eq!(&back.position.to_position().unwrap(), pos);
+            assert_eq!(back.position.ply(), pos.ply());
+            for sq in Square::ALL {
+                assert_eq!(back.position.piece_at(sq), pos.piece_at(sq));
+            }
+        }
+    }
+
+    #[test]
+    fn equal_positions_share_a_key_and_others_differ() {
+        let positions = random_positions(5);
+        let a = PackedPosition::from_position(&positions[3]);
+        assert_eq!(a.key(), PackedPosition::from_position(&positions[3].clone()).key());
+        assert_ne!(a.key(), PackedPosition::from_position(&positions[4]).key());
+    }
+
+    #[test]
+    fn bad_fields_are_named() {
+        let pos = &random_positions(1)[10];
+        let good = Record {
+            position: PackedPosition::from_position(pos),
+            score: 5,
+            result: GameResult::Win,
+            game: 1,
+            opening: Opening::Random,
+        }
+        .encode();
+        let mut b = good;
+        b[0] = 0xfb;
+        assert!(matches!(
+            Record::decode(&b),
+            Err(RecordError::BadPiece { code: 11, .. })
+        ));
+        let mut b = good;
+        b[32] = 31; // 31 red alfils in hand
+        assert!(matches!(
+            Record::decode(&b),
+            Err(RecordError::BadHand { count: 31, .. })
+        ));
+        let mut b = good;
+        b[36] ^= 0x80;
+        assert!(matches!(Record::decode(&b), Err(RecordError::SideMismatch { .. })));
+        let mut b = good;
+        b[36] = (b[36] & 0x80) | 120;
+        assert!(Record::decode(&b).is_err());
+        let mut b = good;
+        b[37] = 3;
+        assert_eq!(Record::decode(&b), Err(RecordError::BadResult(3)));
+        let mut b = good;
+        b[39] = 1;
+        assert!(matches!(Record::decode(&b), Err(RecordError::Reserved(_))));
+        // A board with a third wazir passes the field checks but is no
+        // position of the game.
+        let mut b = good;
+        let empty = Square::ALL.into_iter().find(|&s| pos.piece_at(s).is_none()).unwrap();
+        b[empty.index() / 2] |= 5 << (4 * (empty.index() % 2));
+        let r = Record::decode(&b).unwrap();
+        assert!(matches!(r.position.to_position(), Err(RecordError::BadPosition(_))));
     }
 }

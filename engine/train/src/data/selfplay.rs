@@ -8,10 +8,12 @@
 //! ones (each found by searching again without the moves found before, so
 //! every candidate has a real search score), then a softmax over their
 //! scores at `temperature` (0: always the best). Sample choice: the end of
-//! the best line is where the quiescence search stood pat, so it is
-//! usually quiet (no capture for the side to move, its wazir not
-//! attacked); positions that are not, repeats within a game, and mate
-//! scores are skipped, as the evaluation never has to judge them.
+//! the best line, where the main search handed over to the quiescence
+//! search, or else the root (about a third of the line ends have the
+//! wazir attacked or a capture pending). A position is kept unless the side
+//! to move's wazir is attacked there, the deeper search that scores it
+//! finds a capture best or a forced win (a capture sequence is pending, or
+//! the evaluation is not what decides it), or the game has met it before.
 //!
 //! Every game is a function of the settings, the seed and its index alone
 //! (each game starts with a fresh table), and games are written in index
@@ -22,7 +24,7 @@ use super::engine::{Engine, is_mate, safe_moves};
 use super::file::{DataError, Writer};
 use super::record::{GameResult, Opening, PackedPosition, Record};
 use leaper::book::Book;
-use leaper_rules::{Move, MoveList, Position, Setup};
+use leaper_rules::{Move, Position, Setup};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -102,6 +104,8 @@ pub struct GameRecords {
     pub records: Vec<Record>,
     /// Plies played, setups included.
     pub plies: u32,
+    /// Plies chosen by search (each offers one position to keep).
+    pub searched: u32,
     /// Nodes searched.
     pub nodes: u64,
 }
@@ -118,18 +122,17 @@ fn game_rng(seed: u64, index: u64) -> StdRng {
     StdRng::seed_from_u64(z ^ (z >> 31))
 }
 
-/// Whether the side to move can capture nothing and its wazir is not
-/// attacked.
-pub fn is_quiet(pos: &Position) -> bool {
+/// Whether the side to move's wazir is attacked: such a position is never
+/// kept, as the search settles it by force.
+pub fn wazir_attacked(pos: &Position) -> bool {
     let us = pos.turn();
-    if let Some(wazir) = pos.wazir(us)
-        && pos.attackers(wazir, !us).is_nonempty()
-    {
-        return false;
-    }
-    let mut captures = MoveList::new();
-    pos.captures(&mut captures);
-    captures.is_empty()
+    pos.wazir(us)
+        .is_some_and(|wazir| pos.attackers(wazir, !us).is_nonempty())
+}
+
+/// Whether `mv` takes a piece in `pos`.
+fn is_capture(pos: &Position, mv: Move) -> bool {
+    !mv.is_drop() && pos.piece_at(mv.to()).is_some()
 }
 
 /// The position at the end of `pv` from `pos`, if the game goes on there.
@@ -189,6 +192,7 @@ pub fn play_game(
     let mut kept: Vec<(PackedPosition, i32)> = Vec::new();
     let mut seen = HashSet::new();
     let mut nodes = 0;
+    let mut searched = 0;
     let winner = loop {
         if stop.load(Ordering::Relaxed) {
             return None;
@@ -200,6 +204,7 @@ pub fn play_game(
             let moves = safe_moves(&pos);
             moves.get(rng.random_range(0..moves.len().max(1))).copied()
         } else {
+            searched += 1;
             searched_move(settings, engine, &pos, &mut rng, &mut kept, &mut seen, &mut nodes)
         };
         let Some(mv) = mv else {
@@ -224,9 +229,16 @@ pub fn play_game(
         index,
         records,
         plies: pos.ply(),
+        searched,
         nodes,
     })
 }
+
+/// A short search (a `PROBE_DIVISOR`th of a move search) looks at a line's
+/// end before the deeper one scores it: when it already finds a capture
+/// best, the position is dropped without paying for the deeper search.
+/// About a fifth of the line ends are dropped so.
+const PROBE_DIVISOR: u64 = 4;
 
 /// Chooses the move at `pos` by search and softmax, keeping the end of the
 /// best line (scored deeper) in `kept` when it qualifies.
@@ -257,15 +269,27 @@ fn searched_move(
             }
         }
     }
-    if first.depth > 0
-        && let Some(end) = line_end(pos, &first.pv)
-        && is_quiet(&end)
-        && seen.insert(end.hash())
-        && let Some(scored) = engine.search(&end, settings.score_nodes, &[])
-    {
-        *nodes += scored.nodes;
-        if scored.depth > 0 && !is_mate(scored.score) {
-            kept.push((PackedPosition::from_position(&end), scored.score));
+    if first.depth > 0 {
+        // The line's end, probed first; else the root, whose search has
+        // just said whether a capture is best there.
+        let end = line_end(pos, &first.pv).filter(|end| {
+            !wazir_attacked(end) && !seen.contains(&end.hash()) && {
+                let probe = engine.search(end, (settings.move_nodes / PROBE_DIVISOR).max(100), &[]);
+                *nodes += probe.as_ref().map_or(0, |p| p.nodes);
+                probe.is_some_and(|p| p.depth == 0 || !is_capture(end, p.best))
+            }
+        });
+        let candidate = end.or_else(|| {
+            (!wazir_attacked(pos) && !is_capture(pos, first.best) && !seen.contains(&pos.hash())).then(|| pos.clone())
+        });
+        if let Some(candidate) = candidate
+            && let Some(scored) = engine.search(&candidate, settings.score_nodes, &[])
+        {
+            *nodes += scored.nodes;
+            seen.insert(candidate.hash());
+            if scored.depth > 0 && !is_mate(scored.score) && !is_capture(&candidate, scored.best) {
+                kept.push((PackedPosition::from_position(&candidate), scored.score));
+            }
         }
     }
     choose(&candidates, settings.temperature, rng)
@@ -278,6 +302,8 @@ pub struct RunReport {
     pub games: u64,
     /// Records written this run.
     pub records: u64,
+    /// Plies of those games chosen by search: the positions offered.
+    pub searched: u64,
     /// Nodes searched by those games.
     pub nodes: u64,
     /// Wall time.
@@ -370,6 +396,7 @@ pub fn generate(
                     expect += 1;
                     report.games += 1;
                     report.nodes += game.nodes;
+                    report.searched += u64::from(game.searched);
                     buffer.extend(game.records);
                     let total = writer.records() + buffer.len() as u64;
                     on_progress(Progress {
