@@ -141,8 +141,14 @@ pub fn datagen(args: &DatagenArgs) -> anyhow::Result<()> {
     };
     bar.set_style(
         ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {human_pos}/{human_len} positions, {per_sec}, ETA {eta} {msg}",
+            "{elapsed_precise} [{bar:24}] {human_pos}/{human_len} positions, {rate}, ETA {eta} {msg}",
         )?
+        .with_key(
+            "rate",
+            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.1}/s", state.per_sec());
+            },
+        )
         .progress_chars("=> "),
     );
     bar.set_position(existing.records.min(args.positions));
