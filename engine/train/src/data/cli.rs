@@ -77,11 +77,12 @@ fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
     std::fs::rename(&tmp, path).with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))
 }
 
-/// Checks that a resumed file was made with `settings` (or records them
+/// Checks that an existing file was made with `settings` (or records them
 /// for a new file).
 fn check_settings(output: &Path, settings: &Settings) -> anyhow::Result<()> {
     let path = settings_path(output);
-    if path.exists() {
+    // Settings left from a data file that is gone bind nothing.
+    if path.exists() && output.exists() {
         let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
         let found: SettingsFile =
             serde_json::from_str(&text).with_context(|| format!("{} is not a settings file", path.display()))?;

@@ -241,7 +241,8 @@ pub fn play_game(
 const PROBE_DIVISOR: u64 = 4;
 
 /// Chooses the move at `pos` by search and softmax, keeping the end of the
-/// best line (scored deeper) in `kept` when it qualifies.
+/// best line, or else `pos` itself, scored deeper, in `kept` when it
+/// qualifies.
 fn searched_move(
     settings: &Settings,
     engine: &mut Engine,
