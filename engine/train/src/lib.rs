@@ -6,11 +6,14 @@
 //! weights to such records (and to CodeCup transcripts) by logistic
 //! regression; [`replay`] checks recorded games against the rules (the
 //! fitter reads transcripts through it, and `leaper replay` checks files
-//! with it); [`cli`] holds the `selfplay` and `fit` subcommands that the
+//! with it); [`data`] generates self-play positions scored by a deeper
+//! search and stores them in a compact checksummed binary format that
+//! trainers read back (binary `leaper-data`); [`cli`] holds the `selfplay` and `fit` subcommands that the
 //! `leaper` binary wires in. The libraries return values; only `cli`
 //! prints.
 
 pub mod cli;
+pub mod data;
 pub mod fit;
 pub mod replay;
 pub mod selfplay;

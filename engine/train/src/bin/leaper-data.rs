@@ -1,0 +1,38 @@
+//! `leaper-data`: the self-play data tools on their own (the `leaper`
+//! binary mounts the same commands): `datagen` writes or resumes a data
+//! file, `summary` tells what data files hold.
+
+use clap::{Parser, Subcommand};
+use leaper_train::data::cli::{DatagenArgs, SummaryArgs, datagen, summary};
+
+/// Self-play training data for leaper's evaluation.
+#[derive(Debug, Parser)]
+#[command(name = "leaper-data", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Play self-play games and store quiet positions with deeper scores
+    /// and game results.
+    Datagen(DatagenArgs),
+    /// Counts, result balance, score and ply histograms, duplicates.
+    Summary(SummaryArgs),
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Datagen(args) => datagen(args),
+        Command::Summary(args) => summary(args),
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

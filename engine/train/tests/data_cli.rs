@@ -1,0 +1,324 @@
+//! The `leaper-data` binary as a user runs it, as a real process on real
+//! files: `datagen` is reproducible with a seed (on any thread count),
+//! resumes after a kill -9 to the very file an uninterrupted run writes,
+//! truncates a torn tail with a message, refuses a damaged file or other
+//! settings; `summary` prints the right numbers for a file of known
+//! content.
+
+use leaper_rules::{MoveList, Position, Setup};
+use leaper_train::data::{GameResult, HEADER_SIZE, Opening, PackedPosition, Record, Writer, summarize};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_leaper-data");
+
+/// Small, fast settings: short searches, small chunks.
+const FAST: [&str; 10] = [
+    "--move-nodes",
+    "200",
+    "--score-nodes",
+    "400",
+    "--chunk-records",
+    "40",
+    "--hash-mb",
+    "2",
+    "--quiet",
+    "--book-fraction=0.5",
+];
+
+fn datagen(out: &Path, extra: &[&str]) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.arg("datagen").arg("--output").arg(out).args(FAST).args(extra);
+    cmd
+}
+
+fn run(mut cmd: Command) -> Output {
+    cmd.output().expect("run leaper-data")
+}
+
+fn ok(cmd: Command) -> Output {
+    let out = run(cmd);
+    assert!(
+        out.status.success(),
+        "failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn summary_json(path: &Path) -> Value {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["summary", "--json"]).arg(path);
+    serde_json::from_slice(&ok(cmd).stdout).unwrap()
+}
+
+#[test]
+fn datagen_is_reproducible_with_a_seed_on_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, c, d) = (
+        dir.path().join("a.bin"),
+        dir.path().join("b.bin"),
+        dir.path().join("c.bin"),
+        dir.path().join("d.bin"),
+    );
+    let out = ok(datagen(&a, &["--positions", "150", "--seed", "5"]));
+    assert!(text(&out.stdout).contains("positions/s"), "{}", text(&out.stdout));
+    ok(datagen(&b, &["--positions", "150", "--seed", "5"]));
+    ok(datagen(&c, &["--positions", "150", "--seed", "5", "--threads", "2"]));
+    ok(datagen(&d, &["--positions", "150", "--seed", "6"]));
+    let bytes = std::fs::read(&a).unwrap();
+    assert_eq!(bytes, std::fs::read(&b).unwrap(), "same seed, same file");
+    assert_eq!(bytes, std::fs::read(&c).unwrap(), "two threads write the same file");
+    assert_ne!(bytes, std::fs::read(&d).unwrap(), "another seed, other games");
+
+    let s = summary_json(&a);
+    let n = s["records"].as_u64().unwrap();
+    assert!(n >= 150, "{s}");
+    assert!(s["games"].as_u64().unwrap() >= 2, "{s}");
+    // Every stored position decodes to a position of the game where the
+    // side to move's wazir is safe.
+    let mut count = 0;
+    for sample in leaper_train::data::samples(&a).unwrap() {
+        let sample = sample.unwrap();
+        assert!(
+            !leaper_train::data::wazir_attacked(&sample.position),
+            "{:?}",
+            sample.position
+        );
+        assert!(sample.position.outcome().is_none());
+        assert!(sample.score.abs() < 500_000, "no mate scores: {}", sample.score);
+        count += 1;
+    }
+    assert_eq!(count, n);
+    // Results agree within each game: one winner per game.
+    let summary = summarize(&[&a]).unwrap();
+    assert_eq!(summary.records, n);
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("a.bin.json")).unwrap()).unwrap();
+    assert_eq!(settings["settings"]["seed"], 5);
+    assert_eq!(settings["settings"]["move_nodes"], 200);
+}
+
+#[test]
+fn datagen_resumes_after_kill_9_to_the_same_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let reference = dir.path().join("ref.bin");
+    let killed = dir.path().join("killed.bin");
+    let args = ["--positions", "400", "--seed", "11"];
+    ok(datagen(&reference, &args));
+    let want = std::fs::read(&reference).unwrap();
+
+    // Start the same run, kill -9 it once it has written a chunk or two.
+    let mut child = datagen(&killed, &args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let first_chunks = HEADER_SIZE + 2 * (16 + 40 * 48);
+    loop {
+        let len = std::fs::metadata(&killed).map(|m| m.len()).unwrap_or(0);
+        if len >= first_chunks || start.elapsed() > Duration::from_secs(120) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let cut = std::fs::read(&killed).unwrap();
+    assert!(
+        cut.len() < want.len(),
+        "killed before the end ({} of {} bytes)",
+        cut.len(),
+        want.len()
+    );
+    assert_eq!(
+        cut[..],
+        want[..cut.len()],
+        "what was written is a prefix of the full run"
+    );
+    let partial = summary_json(&killed)["records"].as_u64().unwrap();
+    assert!(partial < 400);
+
+    // A write cut short: half a chunk at the end.
+    let mut torn = cut.clone();
+    torn.extend_from_slice(&want[cut.len()..(cut.len() + 100).min(want.len())]);
+    std::fs::write(&killed, &torn).unwrap();
+    let out = ok(datagen(&killed, &args));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("killed.bin") && err.contains("torn tail") && err.contains(&format!("offset {}", cut.len())),
+        "{err}"
+    );
+    assert!(err.contains(&format!("resuming with {partial} positions")), "{err}");
+    assert_eq!(
+        std::fs::read(&killed).unwrap(),
+        want,
+        "the resumed file is the uninterrupted one"
+    );
+    // Asking again for what it holds does nothing.
+    ok(datagen(&killed, &args));
+    assert_eq!(std::fs::read(&killed).unwrap(), want);
+    // Asking for more goes on.
+    ok(datagen(&killed, &["--positions", "450", "--seed", "11"]));
+    assert!(summary_json(&killed)["records"].as_u64().unwrap() >= 450);
+}
+
+#[test]
+fn datagen_refuses_other_settings_and_damaged_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.bin");
+    ok(datagen(&path, &["--positions", "100", "--seed", "2"]));
+    let out = run(datagen(&path, &["--positions", "200", "--seed", "3"]));
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("x.bin") && err.contains("seed: file 2 vs now 3"), "{err}");
+
+    // Damage the first chunk's records: the second still follows.
+    let mut bytes = std::fs::read(&path).unwrap();
+    assert!(
+        bytes.len() as u64 > HEADER_SIZE + 2 * (16 + 40 * 48),
+        "two chunks at least"
+    );
+    bytes[(HEADER_SIZE + 16 + 10) as usize] ^= 0xff;
+    std::fs::write(&path, &bytes).unwrap();
+    for mut cmd in [datagen(&path, &["--positions", "200", "--seed", "2"]), {
+        let mut c = Command::new(BIN);
+        c.arg("summary").arg(&path);
+        c
+    }] {
+        let out = cmd.output().unwrap();
+        assert!(!out.status.success());
+        let err = text(&out.stderr);
+        assert!(err.contains("x.bin: chunk 0 (at byte offset 16) is damaged"), "{err}");
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), bytes, "a damaged file is left alone");
+
+    for (flag, value, needle) in [
+        ("--book-fraction", "1.5", "--book-fraction 1.5"),
+        ("--eval", "magic", "unknown evaluation 'magic'"),
+        ("--move-nodes", "5", "--move-nodes"),
+        ("--temperature", "-1", "--temperature -1"),
+    ] {
+        let mut cmd = Command::new(BIN);
+        cmd.args(["datagen", "--quiet", "--output"])
+            .arg(dir.path().join("y.bin"))
+            .arg(format!("{flag}={value}"));
+        let out = run(cmd);
+        assert!(!out.status.success(), "{flag} {value}");
+        assert!(text(&out.stderr).contains(needle), "{flag}: {}", text(&out.stderr));
+    }
+    assert!(!dir.path().join("y.bin").exists(), "bad settings write nothing");
+}
+
+/// A file of known content: positions of one random game, labels chosen
+/// here.
+fn known_file(path: &Path) -> Vec<Record> {
+    let mut rng = StdRng::seed_from_u64(4);
+    let mut pos = Position::from_setups(&Setup::random(&mut rng), &Setup::random(&mut rng));
+    let mut positions = Vec::new();
+    while positions.len() < 6 {
+        positions.push(pos.clone());
+        let mut list = MoveList::new();
+        pos.legal_moves(&mut list);
+        pos.play(list.as_slice()[rng.random_range(0..list.len())]);
+    }
+    let scores = [-50_000, -3_000, 0, 700, 25_000, 1_999];
+    // Game 0: red wins (positions 0..3); game 1: drawn (3..5), and a
+    // repeat of position 0 in game 1.
+    let mut records = Vec::new();
+    for i in 0..6 {
+        let p = if i == 5 { &positions[0] } else { &positions[i] };
+        let (game, winner) = if i < 3 {
+            (0, Some(leaper_rules::Color::Red))
+        } else {
+            (1, None)
+        };
+        records.push(Record {
+            position: PackedPosition::from_position(p),
+            score: scores[i],
+            result: GameResult::for_side(winner, p.turn()),
+            game,
+            opening: if game == 1 { Opening::Book } else { Opening::Random },
+        });
+    }
+    let mut w = Writer::create(path).unwrap();
+    w.write_chunk(&records[..4]).unwrap();
+    w.write_chunk(&records[4..]).unwrap();
+    records
+}
+
+#[test]
+fn summary_counts_a_known_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("known.bin");
+    let records = known_file(&path);
+    // Plies 2, 3, 4, 5, 6 and 2 again: red to move at the even ones.
+    let red_to_move = records
+        .iter()
+        .filter(|r| r.position.turn() == leaper_rules::Color::Red)
+        .count();
+    assert_eq!(red_to_move, 4);
+    let s = summary_json(&path);
+    assert_eq!(s["records"], 6);
+    assert_eq!(s["games"], 2);
+    assert_eq!(s["files"][0]["chunks"], 2);
+    assert_eq!(s["duplicates"], 1);
+    assert_eq!(s["red_to_move"], 4);
+    assert_eq!(s["book_openings"], 3);
+    // Game 0 (red won): red to move at 0 and 2 wins, blue at 1 loses.
+    // Game 1 drawn: 3 positions.
+    assert_eq!(
+        s["side_to_move"],
+        serde_json::json!({"wins": 2, "draws": 3, "losses": 1})
+    );
+    assert_eq!(s["by_colour"], serde_json::json!({"wins": 3, "draws": 3, "losses": 0}));
+    assert_eq!(
+        s["games_by_colour"],
+        serde_json::json!({"wins": 1, "draws": 1, "losses": 0})
+    );
+    // Scores -50000 (< -4), -3000 (-0.5..-0.2), 0 (-0.05..0.05), 700
+    // and 1999 (0.05..0.2), 25000 (2..4).
+    let counts: Vec<u64> = s["scores"]["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(counts, vec![1, 0, 0, 0, 1, 0, 1, 2, 0, 0, 0, 1, 0]);
+    assert_eq!(s["scores"]["labels"][7], "+0.05 .. +0.20");
+    // Plies 2..7: all in the first bin.
+    assert_eq!(s["plies"]["counts"][0], 6);
+    let mean = s["mean_score"].as_f64().unwrap();
+    assert!((mean - (-50_000.0 - 3_000.0 + 700.0 + 25_000.0 + 1_999.0) / 6.0).abs() < 1e-6);
+
+    // The text form says the same, and a torn tail is named on stderr.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let len = bytes.len();
+    bytes.extend_from_slice(b"LDCK\x05\x00");
+    std::fs::write(&path, &bytes).unwrap();
+    let mut cmd = Command::new(BIN);
+    cmd.arg("summary").arg(&path);
+    let out = ok(cmd);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("positions              6"), "{stdout}");
+    assert!(stdout.contains("duplicates             1 (16.67%)"), "{stdout}");
+    assert!(
+        stdout.contains("side to move           wins 2 (33.3%), draws 3 (50.0%), losses 1 (16.7%)"),
+        "{stdout}"
+    );
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("known.bin") && stderr.contains(&format!("torn tail of 6 bytes at byte offset {len}")),
+        "{stderr}"
+    );
+}
