@@ -94,7 +94,9 @@ fn main() {
         }
         let value = args.get(i + 1).and_then(|v| v.parse::<f64>().ok());
         let Some(value) = value else {
-            eprintln!("usage: bench [--seeds N] [--threads T] [--quick] [--c-ratio X] [--precision X] [--gain X] [--hold X] [--alpha X] [--eta X]");
+            eprintln!(
+                "usage: bench [--seeds N] [--threads T] [--quick] [--c-ratio X] [--precision X] [--gain X] [--hold X] [--alpha X] [--eta X]"
+            );
             std::process::exit(2);
         };
         if let Schedule::Derived {
@@ -143,7 +145,10 @@ fn main() {
     };
     for games in [20_000u64, 100_000] {
         for &(n, surface) in &shapes {
-            for (noise, model) in [("draw-heavy", MatchModel::draw_heavy()), ("draw-light", MatchModel::draw_light())] {
+            for (noise, model) in [
+                ("draw-heavy", MatchModel::draw_heavy()),
+                ("draw-light", MatchModel::draw_light()),
+            ] {
                 let problem = Problem::surface(n, surface);
                 cells.push(Cell {
                     name: format!("{}k, {n} {}, {noise}", games / 1000, surface.name()),
@@ -157,7 +162,12 @@ fn main() {
     let recipes = if quick {
         vec![Recipe::Default(derived), Recipe::Autoselect]
     } else {
-        vec![Recipe::Default(derived), Recipe::Autoselect, Recipe::Classic, Recipe::Previous]
+        vec![
+            Recipe::Default(derived),
+            Recipe::Autoselect,
+            Recipe::Classic,
+            Recipe::Previous,
+        ]
     };
 
     println!("Default settings: {derived:?}");

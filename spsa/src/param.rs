@@ -307,9 +307,7 @@ impl Param {
         let r_end = self.r_end.unwrap_or(0.002);
         match self.scale {
             Scale::Linear => (c_end, r_end),
-            Scale::Log => {
-                ((c_end / self.start).asinh(), r_end)
-            }
+            Scale::Log => ((c_end / self.start).asinh(), r_end),
         }
     }
 
@@ -338,7 +336,15 @@ impl Param {
 impl fmt::Display for Param {
     /// The parameter's line in OpenBench's format.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}, {}, {}, {}, {}", self.name, self.kind.name(), self.start, self.min, self.max)?;
+        write!(
+            f,
+            "{}, {}, {}, {}, {}",
+            self.name,
+            self.kind.name(),
+            self.start,
+            self.min,
+            self.max
+        )?;
         if let (Some(c_end), Some(r_end)) = (self.c_end, self.r_end) {
             write!(f, ", {c_end}, {r_end}")?;
         }
@@ -359,7 +365,9 @@ pub(crate) fn clamp_to(x: f64, lo: f64, hi: f64) -> f64 {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum LineErrorKind {
     /// Not 5 or 7 comma-separated fields and an optional scale.
-    #[error("expected 5 or 7 fields (name, int|float, start, min, max[, c_end, r_end]) and an optional 'log', found {0}")]
+    #[error(
+        "expected 5 or 7 fields (name, int|float, start, min, max[, c_end, r_end]) and an optional 'log', found {0}"
+    )]
     FieldCount(usize),
     /// The second field is neither `int` nor `float`.
     #[error("the type must be int or float, not '{0}'")]
@@ -452,7 +460,7 @@ pub fn parse_params(text: &str) -> Result<Vec<Param>, ParamsFileError> {
 fn parse_line(line: &str) -> Result<Param, LineErrorKind> {
     let fields: Vec<&str> = line.split(',').map(str::trim).collect();
     // 5 or 7 numbers' worth of fields, and an optional scale word.
-    let has_scale = matches!(fields.len(), 6 | 8);
+    let has_scale = matches!(fields.len(), 6 | 8) && fields.last().is_some_and(|f| f.parse::<f64>().is_err());
     let numbers = fields.len() - usize::from(has_scale);
     if !matches!(numbers, 5 | 7) {
         return Err(LineErrorKind::FieldCount(fields.len()));
@@ -508,7 +516,10 @@ mod tests {
         assert_eq!(parsed, vec![param]);
         // c_end and r_end may be left out, with or without a scale.
         let plain = parse_params("x, float, 1.5, 0.25, 4, log\ny, int, 3, 0, 9").unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!((plain[0].c_end, plain[0].r_end, plain[0].scale), (None, None, Scale::Log));
+        assert_eq!(
+            (plain[0].c_end, plain[0].r_end, plain[0].scale),
+            (None, None, Scale::Log)
+        );
         assert_eq!(plain[1].to_string(), "y, int, 3, 0, 9");
         assert!(parse_params("x, int, 1, 0, 9, 1").is_err());
     }

@@ -26,8 +26,7 @@ impl Rng {
     #[must_use]
     pub fn is_valid(&self) -> bool {
         // The state is private to rand_pcg; its JSON, `{"state":N}`, shows it.
-        serde_json::to_string(&self.0)
-            .is_ok_and(|text| text.trim_end_matches('}').ends_with(['1', '3', '5', '7', '9']))
+        serde_json::to_string(&self.0).is_ok_and(|text| text.trim_end_matches('}').ends_with(['1', '3', '5', '7', '9']))
     }
 
     /// The next 64 random bits.

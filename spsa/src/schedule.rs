@@ -11,8 +11,9 @@
 //!   with `C = 800 / ln 10` (Elo per unit of expected score difference of
 //!   two games), `n` the number of parameters and `d` the draw ratio
 //!   **measured from the pairs told so far** (see [`draw_ratio`]). The rate
-//!   is held at `gain * r` for the first `hold` share of the pairs and
-//!   decays as `(hold * N / k)^alpha` after, and the result is the average
+//!   is held at `gain * r` for the first `hold` share of the pairs (of at
+//!   most [`HOLD_REFERENCE_PAIRS`], so a longer run ends with a smaller
+//!   rate) and decays as `(held / k)^alpha` after, and the result is the average
 //!   of the iterates weighted by `k^eta`, which with a large `eta` forgets
 //!   the early iterates and so does not lag behind the iterate. Each trial
 //!   moves parameter `i` by `r_k * c_i^2 / c_i * (wins - losses) * sign_i`,
@@ -108,10 +109,11 @@ pub enum ScheduleError {
 }
 
 /// The named recipes a user picks from (`arena tune --recipe NAME`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Recipe {
     /// [`Schedule::derived`]: needs only ranges and the budget.
+    #[default]
     Default,
     /// fishtest's classic SPSA from `c_end` and `r_end`.
     Classic,
@@ -203,10 +205,10 @@ impl Schedule {
     #[must_use]
     pub fn derived() -> Self {
         Self::Derived {
-            c_ratio: 1.0 / 6.0,
+            c_ratio: 0.25,
             precision: 0.5,
             gain: 8.0,
-            hold: 0.3,
+            hold: 0.1,
             alpha: 1.0,
             eta: 3.0,
         }
@@ -307,7 +309,17 @@ impl Schedule {
                 hold,
                 alpha,
                 ..
-            } => derived_rate(precision, params, draw_ratio) * held(gain, hold, alpha),
+            } => {
+                // Held for a share of at most HOLD_REFERENCE_PAIRS, so longer
+                // runs end with a smaller rate and less noise.
+                let held_pairs = hold * n.min(HOLD_REFERENCE_PAIRS);
+                let scale = if k <= held_pairs {
+                    gain
+                } else {
+                    gain * (held_pairs / k).powf(alpha)
+                };
+                derived_rate(precision, params, draw_ratio) * scale
+            }
         }
     }
 
@@ -332,6 +344,11 @@ pub fn derived_rate(precision: f64, params: usize, draw_ratio: f64) -> f64 {
     let draws = draw_ratio.clamp(0.0, 0.95);
     precision / (ELO_PER_SCORE * chi2 * (1.0 - draws) / 8.0)
 }
+
+/// The derived recipe holds its rate for a share of the budget's pairs, but
+/// of at most this many pairs (20,000 games): a longer run decays from the
+/// same point and so ends with a smaller rate and less noise.
+pub const HOLD_REFERENCE_PAIRS: f64 = 10_000.0;
 
 /// Pairs of prior belief in the draw ratio measured by [`draw_ratio`]: the
 /// measurement counts as this many pairs at a draw ratio of one half until
@@ -405,7 +422,10 @@ mod tests {
     fn the_derived_rate_follows_the_documented_formula() {
         // chi2_95 quantiles: 3.841 for 1 degree of freedom, 15.507 for 8.
         let r1 = derived_rate(0.5, 1, 0.0);
-        assert!((r1 - 0.5 / (ELO_PER_SCORE * 3.841_458_820_694_124 / 8.0)).abs() < 1e-12, "{r1}");
+        assert!(
+            (r1 - 0.5 / (ELO_PER_SCORE * 3.841_458_820_694_124 / 8.0)).abs() < 1e-12,
+            "{r1}"
+        );
         let r8 = derived_rate(0.5, 8, 0.6);
         let expected = 0.5 / (ELO_PER_SCORE * 15.507_313_055_865_453 * 0.4 / 8.0);
         assert!((r8 - expected).abs() < 1e-9 * expected, "{r8} {expected}");
@@ -413,7 +433,7 @@ mod tests {
         assert!(derived_rate(0.5, 8, 0.6) > derived_rate(0.5, 8, 0.1));
         assert!(derived_rate(0.5, 16, 0.3) < derived_rate(0.5, 4, 0.3));
         assert!((ELO_PER_SCORE - 800.0 / std::f64::consts::LN_10).abs() < 1e-9);
-        // The derived schedule: range/6, the rate times the gain while held,
+        // The derived schedule: range/4, the rate times the gain while held,
         // then decaying as (hold N / k)^alpha.
         let s = Schedule::derived();
         let Schedule::Derived {
@@ -430,6 +450,11 @@ mod tests {
         assert!((s.a_scale(1.0, 1000.0, 8, 0.6) - gain * r8).abs() < 1e-12);
         let late = s.a_scale(1000.0, 1000.0, 8, 0.6);
         assert!((late - gain * r8 * hold.powf(alpha)).abs() < 1e-12);
+        // A budget beyond the reference holds for the same pairs.
+        let n = 5.0 * HOLD_REFERENCE_PAIRS;
+        let held = hold * HOLD_REFERENCE_PAIRS;
+        assert!((s.a_scale(held, n, 8, 0.6) - gain * r8).abs() < 1e-12);
+        assert!((s.a_scale(n, n, 8, 0.6) - gain * r8 * (held / n).powf(alpha)).abs() < 1e-12);
     }
 
     #[test]

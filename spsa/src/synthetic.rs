@@ -86,7 +86,11 @@ impl Problem {
         for i in 0..n {
             // Sensitivities spread geometrically, in a scrambled order.
             let j = (i * 5 + 3) % n;
-            let (w_lo, w_hi): (f64, f64) = if surface == Surface::Flat { (3.0, 30.0) } else { (8.0, 120.0) };
+            let (w_lo, w_hi): (f64, f64) = if surface == Surface::Flat {
+                (3.0, 30.0)
+            } else {
+                (8.0, 120.0)
+            };
             let w = w_lo * (w_hi / w_lo).powf(spread(j));
             let offset_share = if surface == Surface::Flat {
                 0.05 + 0.1 * spread((i * 3 + 1) % n)
@@ -106,8 +110,16 @@ impl Problem {
                 // At the bound for the first, 3% inside for the others.
                 let gap = if i == 0 { 0.0 } else { 0.03 };
                 let bound_is_max = i % 4 == 0;
-                let opt = if bound_is_max { max - gap * range } else { min + gap * range };
-                let start = if bound_is_max { opt - 0.25 * range } else { opt + 0.25 * range };
+                let opt = if bound_is_max {
+                    max - gap * range
+                } else {
+                    min + gap * range
+                };
+                let start = if bound_is_max {
+                    opt - 0.25 * range
+                } else {
+                    opt + 0.25 * range
+                };
                 (start, opt)
             } else {
                 let mid = min + 0.5 * range;

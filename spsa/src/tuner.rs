@@ -112,7 +112,9 @@ pub enum ConfigError {
     #[error("pairs per trial must be from 1 to {MAX_PAIRS_PER_TRIAL}, not {0}")]
     PairsPerTrial(u32),
     /// The recipe needs `c_end` and `r_end` and a parameter lacks them.
-    #[error("the {recipe} recipe needs c_end and r_end, and parameter {name} has none (give them, or use the default recipe)")]
+    #[error(
+        "the {recipe} recipe needs c_end and r_end, and parameter {name} has none (give them, or use the default recipe)"
+    )]
     NeedsCEndREnd {
         /// The recipe's name.
         recipe: &'static str,
