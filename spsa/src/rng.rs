@@ -8,10 +8,39 @@ use rand::{Rng as _, RngCore as _, SeedableRng as _};
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
-/// A seeded generator with a serializable state.
+/// A seeded generator with a serializable state. The 128-bit state is
+/// saved as a decimal string (`{"state": "N"}`): JSON tools that read
+/// numbers as doubles would round it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
+#[serde(try_from = "Wire", into = "Wire")]
 pub struct Rng(Pcg64Mcg);
+
+#[derive(Serialize, Deserialize)]
+struct Wire {
+    state: String,
+}
+
+impl From<Rng> for Wire {
+    fn from(rng: Rng) -> Self {
+        // rand_pcg serializes the state as `{"state":N}`.
+        let text = serde_json::to_string(&rng.0).unwrap_or_default();
+        let digits: String = text.chars().filter(char::is_ascii_digit).collect();
+        Self { state: digits }
+    }
+}
+
+impl TryFrom<Wire> for Rng {
+    type Error = String;
+
+    fn try_from(wire: Wire) -> Result<Self, String> {
+        if wire.state.is_empty() || !wire.state.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("the generator state '{}' is not a whole number", wire.state));
+        }
+        serde_json::from_str(&format!("{{\"state\":{}}}", wire.state))
+            .map(Self)
+            .map_err(|e| format!("the generator state '{}' is unusable: {e}", wire.state))
+    }
+}
 
 impl Rng {
     /// A generator whose sequence depends only on `seed`.
@@ -110,9 +139,11 @@ mod tests {
         let mut back: Rng = serde_json::from_str(&text).unwrap();
         assert_eq!(back, rng);
         assert_eq!(back.next_u64(), rng.next_u64());
-        let even: Rng = serde_json::from_str(r#"{"state":340282366920938463463374607431768211454}"#).unwrap();
+        assert!(text.contains("\"state\":\""), "{text}");
+        let even: Rng = serde_json::from_str(r#"{"state":"340282366920938463463374607431768211454"}"#).unwrap();
         assert!(!even.is_valid());
-        let zero: Rng = serde_json::from_str(r#"{"state":0}"#).unwrap();
+        let zero: Rng = serde_json::from_str(r#"{"state":"0"}"#).unwrap();
         assert!(!zero.is_valid());
+        assert!(serde_json::from_str::<Rng>(r#"{"state":"12a"}"#).is_err());
     }
 }

@@ -24,7 +24,7 @@ pub enum StateError {
     #[error("not a tuner state: {0}")]
     Json(#[from] serde_json::Error),
     /// The state was written by an incompatible version.
-    #[error("state format {found} is not the supported format {STATE_FORMAT}")]
+    #[error("state format {found} is not the supported format {STATE_FORMAT}{}", if *found < STATE_FORMAT { " (written by an older leaper-spsa, with another random generator and recipes: finish that run with the build that started it, or start a new run)" } else { "" })]
     Format {
         /// The version found in the file.
         found: u32,
