@@ -547,13 +547,13 @@ fn check_setup(params: &[Param], config: &Config) -> Result<(), ConfigError> {
         return Err(ConfigError::PairsPerTrial(config.pairs_per_trial));
     }
     config.schedule.validate()?;
-    if config.schedule.uses_c_end_r_end() {
-        if let Some(param) = params.iter().find(|p| p.c_end.is_none() || p.r_end.is_none()) {
-            return Err(ConfigError::NeedsCEndREnd {
-                recipe: config.schedule.name(),
-                name: param.name.clone(),
-            });
-        }
+    if config.schedule.uses_c_end_r_end()
+        && let Some(param) = params.iter().find(|p| p.c_end.is_none() || p.r_end.is_none())
+    {
+        return Err(ConfigError::NeedsCEndREnd {
+            recipe: config.schedule.name(),
+            name: param.name.clone(),
+        });
     }
     Ok(())
 }
