@@ -61,6 +61,9 @@ pub struct TuneConfig {
     pub seed: u64,
     /// Game pairs per trial.
     pub pairs_per_trial: u32,
+    /// The SPSA recipe (older run files without it used the default).
+    #[serde(default)]
+    pub recipe: spsa::Recipe,
 }
 
 impl TuneConfig {
@@ -230,7 +233,7 @@ pub fn engine_params(spec: &EngineSpec) -> Result<Vec<Param>, TuneError> {
             }
             let mut fields = text.split(',').map(str::trim);
             let kind = fields.nth(1);
-            if text.split(',').count() >= 7 && matches!(kind, Some("int" | "float")) {
+            if text.split(',').count() >= 5 && matches!(kind, Some("int" | "float")) {
                 lines.push_str(text);
                 lines.push('\n');
             }
@@ -343,6 +346,7 @@ pub fn start_tune(
         spsa::Config {
             seed: config.seed,
             pairs_per_trial: config.pairs_per_trial,
+            schedule: config.recipe.schedule(),
             ..spsa::Config::new(config.games)
         },
     )?;

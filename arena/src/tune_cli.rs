@@ -29,7 +29,7 @@ pub struct TuneArgs {
     #[arg(long, value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Append)]
     pub each: Vec<String>,
 
-    /// The parameters, one `name, int|float, start, min, max, c_end, r_end[, log]` line each (OpenBench's
+    /// The parameters, one `name, int|float, start, min, max[, c_end, r_end][, log]` line each (OpenBench's
     /// format) [default: what the engine's `spsa` command prints].
     #[arg(long, value_name = "FILE")]
     pub params: Option<PathBuf>,
@@ -50,6 +50,12 @@ pub struct TuneArgs {
     #[arg(long, value_name = "KEY=VALUE", num_args = 1..)]
     pub openings: Vec<String>,
 
+    /// The SPSA recipe: `default` (steps from the ranges, the number of parameters and the measured draw
+    /// ratio; ignores c_end and r_end), `classic` (fishtest) or `openbench` (both from each parameter's c_end
+    /// and r_end), `averaged` (the previous default) [default: default].
+    #[arg(long, value_name = "NAME")]
+    pub recipe: Option<spsa::Recipe>,
+
     /// The seed of the tuner's random signs and of the openings [default: 1].
     #[arg(long)]
     pub seed: Option<u64>,
@@ -61,7 +67,7 @@ pub struct TuneArgs {
 
     /// Continue the tuning run saved in DIR (killed or interrupted); needs no other flag (--concurrency may
     /// change).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["engine", "each", "params", "games", "pairs_per_trial", "openings", "seed", "out"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["engine", "each", "params", "games", "pairs_per_trial", "openings", "seed", "out", "recipe"])]
     pub resume: Option<PathBuf>,
 
     /// No progress bar.
@@ -71,12 +77,27 @@ pub struct TuneArgs {
 
 /// `(current values)` as `name=value` text, for the progress bar.
 fn values_text(tuner: &Tuner) -> String {
-    tuner
+    // The measured draw ratio and, per parameter, the current step: how far
+    // one game won by the plus engine moves it, in units of its range.
+    let steps = tuner.current_steps();
+    let mean_step = tuner
+        .params()
+        .iter()
+        .zip(&steps)
+        .map(|(p, s)| s / (p.max - p.min))
+        .sum::<f64>()
+        / steps.len().max(1) as f64;
+    let values = tuner
         .named_values()
         .into_iter()
         .map(|(name, value)| format!("{name}={value}"))
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" ");
+    format!(
+        "draws {:.0}%  step {:.4}% of range per game\n  {values}",
+        100.0 * tuner.draw_ratio(),
+        100.0 * mean_step
+    )
 }
 
 /// The progress bar: games told, games per second, ETA, current values.
@@ -237,9 +258,18 @@ fn print_final(report: &TuneReport, out: &Path) {
         "plus engine's pairs: Ptnml(0-2) [{}, {}, {}, {}, {}]",
         tally.ll, tally.ld, tally.dd, tally.wd, tally.ww
     );
-    println!("\ntuned values (name, value; start in brackets):");
-    for ((name, value), param) in tuner.named_values().iter().zip(tuner.params()) {
-        println!("{name}, {value}    [{}]", param.format_value(param.start));
+    println!(
+        "recipe {}; measured draw ratio {:.0}%",
+        tuner.config().schedule.name(),
+        100.0 * tuner.draw_ratio()
+    );
+    println!("\ntuned values (name, value; start in brackets; move in units of the range):");
+    for (((name, value), param), tuned) in tuner.named_values().iter().zip(tuner.params()).zip(tuner.values()) {
+        println!(
+            "{name}, {value}    [{}]    {:+.3}",
+            param.format_value(param.start),
+            (tuned - param.start) / (param.max - param.min)
+        );
     }
     println!("\nas UCI options:");
     for (name, value) in tuner.named_values() {
@@ -308,6 +338,7 @@ pub fn run(args: &TuneArgs) -> anyhow::Result<()> {
         openings,
         seed: args.seed.unwrap_or(1),
         pairs_per_trial: args.pairs_per_trial.unwrap_or(2),
+        recipe: args.recipe.unwrap_or_default(),
     };
     let out = args.out.clone().unwrap_or_else(|| {
         let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());

@@ -1,134 +1,241 @@
 //! Benchmark of the tuning recipes on synthetic matches with a known
-//! optimum: how much Elo each recipe's result still loses after budgets of
-//! 20,000 and 100,000 games, as the median (and quartiles) over seeds.
+//! optimum: how much Elo each recipe's result still loses at the end of its
+//! budget, over a grid of problems users meet.
 //!
-//! `cargo run --release -p leaper-spsa --example bench -- [--seeds N] [--workers W] [--pairs P]`
+//! `cargo run --release -p leaper-spsa --example bench -- [--seeds N] [--threads T] [--quick]
+//! [--c-ratio X] [--precision X] [--gain X] [--hold X] [--alpha X] [--eta X]`
 //!
-//! The problem is `synthetic::Problem::engine_like()`: eight parameters of
-//! mixed scales whose start values lose 34.85 Elo; games follow the
-//! BayesElo model with about 10% draws and openings biased by 60 Elo
-//! (pentanomial noise); eight workers tell their trials in random order.
+//! Cells: 4, 8 and 16 separable parameters, 8 coupled, 8 with optima at or
+//! near a bound, 8 on a flat, nearly tuned surface (`synthetic::Surface`);
+//! each with draw-heavy pentanomial noise (about 60% draws, openings biased
+//! by 100 Elo) and draw-light noise (10% draws, independent games); budgets
+//! of 20,000 and 100,000 games. Eight workers tell their trials of 2 pairs
+//! in random order. Recipes: this crate's default (derived from the ranges,
+//! the dimension and the measured draw ratio), fishtest's classic recipe
+//! with OpenBench's usual `c_end = range / 20`, `r_end = 0.002`, fishtest's
+//! "autoselect" (the classic schedule with `c_end = range / 6` and `r_end`
+//! from the number of parameters and the true draw ratio, as van den
+//! Bergh's analysis publishes it), and the crate's previous default. The
+//! `--c-ratio` ... `--eta` flags change the default's settings, to explore.
 
+use std::thread;
 use std::time::Instant;
 
-use spsa::synthetic::{MatchModel, Problem, Simulation};
-use spsa::{Config, Param, Schedule, Tuner};
+use spsa::synthetic::{MatchModel, Problem, Simulation, Surface};
+use spsa::{Config, Param, Schedule, Tuner, derived_rate};
 
-struct Recipe {
-    name: &'static str,
-    schedule: Schedule,
-    /// Multiplies every parameter's `r_end` (0.002 as declared), to see how
-    /// a recipe copes with a misjudged learning rate.
-    r_factor: f64,
+#[derive(Clone, Copy)]
+enum Recipe {
+    Default(Schedule),
+    Classic,
+    Autoselect,
+    Previous,
 }
 
-fn main() {
-    let mut seeds = 20u64;
-    let mut workers = 8usize;
-    let mut pairs = 2u32;
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    for pair in args.chunks(2) {
-        let value = pair.get(1).and_then(|v| v.parse::<u64>().ok());
-        match (pair[0].as_str(), value) {
-            ("--seeds", Some(v)) => seeds = v.max(1),
-            ("--workers", Some(v)) => workers = usize::try_from(v).unwrap_or(8).max(1),
-            ("--pairs", Some(v)) => pairs = u32::try_from(v).unwrap_or(2).max(1),
-            _ => {
-                eprintln!("usage: bench [--seeds N] [--workers W] [--pairs P]");
-                std::process::exit(2);
+impl Recipe {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Default(_) => "default",
+            Self::Classic => "classic",
+            Self::Autoselect => "autoselect",
+            Self::Previous => "previous default",
+        }
+    }
+
+    /// The parameters and schedule this recipe runs with.
+    fn setup(self, problem: &Problem, draw_share: f64) -> (Vec<Param>, Schedule) {
+        match self {
+            Self::Default(schedule) => (problem.params.clone(), schedule),
+            Self::Classic => (problem.params.clone(), Schedule::fishtest()),
+            Self::Previous => (problem.params.clone(), Schedule::averaged()),
+            Self::Autoselect => {
+                let r = derived_rate(0.5, problem.params.len(), draw_share);
+                let params = problem
+                    .params
+                    .iter()
+                    .map(|p| {
+                        let mut p = p.clone();
+                        // range / 6 in the parameter's units (at its start
+                        // value for a log-scale one).
+                        p.c_end = Some(match p.scale {
+                            spsa::Scale::Linear => (p.max - p.min) / 6.0,
+                            spsa::Scale::Log => p.start * ((p.max / p.min).ln() / 6.0).sinh(),
+                        });
+                        p.r_end = Some(r);
+                        p
+                    })
+                    .collect();
+                (params, Schedule::fishtest())
             }
         }
     }
+}
 
-    let default = Schedule::default();
-    let averaging_only = match default {
-        Schedule::Averaged {
+struct Cell {
+    name: String,
+    problem: Problem,
+    model: MatchModel,
+    games: u64,
+}
+
+fn main() {
+    let mut seeds = 100u64;
+    let mut threads = 2usize;
+    let mut quick = false;
+    let mut derived = Schedule::derived();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i < args.len() {
+        let flag = args[i].as_str();
+        if flag == "--quick" {
+            quick = true;
+            i += 1;
+            continue;
+        }
+        let value = args.get(i + 1).and_then(|v| v.parse::<f64>().ok());
+        let Some(value) = value else {
+            eprintln!(
+                "usage: bench [--seeds N] [--threads T] [--quick] [--c-ratio X] [--precision X] [--gain X] [--hold X] [--alpha X] [--eta X]"
+            );
+            std::process::exit(2);
+        };
+        if let Schedule::Derived {
+            c_ratio,
+            precision,
+            gain,
             hold,
             alpha,
-            gamma,
             eta,
-            ..
-        } => Schedule::Averaged {
-            gain: 1.0,
-            hold,
-            alpha,
-            gamma,
-            eta,
-        },
-        other => other,
-    };
-    let fishtest = Schedule::fishtest();
-    let recipe = |name, schedule, r_factor| Recipe {
-        name,
-        schedule,
-        r_factor,
-    };
-    let recipes = [
-        recipe("fishtest (alpha 0.602, gamma 0.101, A 10%)", fishtest, 1.0),
-        recipe("averaging alone (gain 1)", averaging_only, 1.0),
-        recipe("averaged: gain 16 held, decay, average (default)", default, 1.0),
-        recipe("fishtest, r_end / 4", fishtest, 0.25),
-        recipe("default, r_end / 4", default, 0.25),
-        recipe("fishtest, r_end x 4", fishtest, 4.0),
-        recipe("default, r_end x 4", default, 4.0),
-    ];
-    let budgets = [20_000u64, 100_000];
-
-    let sim = Simulation {
-        problem: Problem::engine_like(),
-        model: MatchModel::default(),
-        workers,
-    };
-    let start: Vec<f64> = sim.problem.params.iter().map(|p| p.start).collect();
-    println!(
-        "Synthetic problem: {} parameters, start values lose {:.2} Elo; {} seeds, {} workers, {} pairs per trial.",
-        sim.problem.params.len(),
-        sim.problem.elo_lost(&start),
-        seeds,
-        workers,
-        pairs
-    );
-    println!("Elo still lost at the end (median [quartiles]; lower is better):\n");
-    print!("| recipe |");
-    for games in budgets {
-        print!(" {games} games |");
+        } = &mut derived
+        {
+            match flag {
+                "--seeds" => seeds = (value as u64).max(1),
+                "--threads" => threads = (value as usize).max(1),
+                "--c-ratio" => *c_ratio = value,
+                "--precision" => *precision = value,
+                "--gain" => *gain = value,
+                "--hold" => *hold = value,
+                "--alpha" => *alpha = value,
+                "--eta" => *eta = value,
+                _ => {
+                    eprintln!("unknown flag {flag}");
+                    std::process::exit(2);
+                }
+            }
+        }
+        i += 2;
     }
-    println!("\n|---|{}", "---|".repeat(budgets.len()));
+    if let Err(e) = derived.validate() {
+        eprintln!("bad default settings: {e}");
+        std::process::exit(2);
+    }
+
+    let mut cells = Vec::new();
+    let shapes: Vec<(usize, Surface)> = if quick {
+        vec![(8, Surface::Separable), (8, Surface::NearBound), (8, Surface::Flat)]
+    } else {
+        vec![
+            (4, Surface::Separable),
+            (8, Surface::Separable),
+            (16, Surface::Separable),
+            (8, Surface::Coupled),
+            (8, Surface::NearBound),
+            (8, Surface::Flat),
+        ]
+    };
+    for games in [20_000u64, 100_000] {
+        for &(n, surface) in &shapes {
+            for (noise, model) in [
+                ("draw-heavy", MatchModel::draw_heavy()),
+                ("draw-light", MatchModel::draw_light()),
+            ] {
+                let problem = Problem::surface(n, surface);
+                cells.push(Cell {
+                    name: format!("{}k, {n} {}, {noise}", games / 1000, surface.name()),
+                    problem,
+                    model,
+                    games,
+                });
+            }
+        }
+    }
+    let recipes = if quick {
+        vec![Recipe::Default(derived), Recipe::Autoselect]
+    } else {
+        vec![
+            Recipe::Default(derived),
+            Recipe::Autoselect,
+            Recipe::Classic,
+            Recipe::Previous,
+        ]
+    };
+
+    println!("Default settings: {derived:?}");
+    println!("{seeds} seeds per cell, {threads} threads; 8 workers, 2 pairs per trial.");
+    println!("Elo still lost at the end: mean ± standard error, median, 90th percentile (lower is better).\n");
+    print!("| budget, parameters, surface, noise | to gain |");
+    for r in &recipes {
+        print!(" {} |", r.name());
+    }
+    println!("\n|---|---|{}", "---|".repeat(recipes.len()));
     let clock = Instant::now();
-    for recipe in &recipes {
-        print!("| {} |", recipe.name);
-        for games in budgets {
-            let mut lost: Vec<f64> = (0..seeds)
-                .map(|seed| {
-                    let params: Vec<Param> = sim
-                        .problem
-                        .params
-                        .iter()
-                        .map(|p| Param {
-                            r_end: p.r_end * recipe.r_factor,
-                            ..p.clone()
+    let mut wins = 0;
+    for cell in &cells {
+        let start: Vec<f64> = cell.problem.params.iter().map(|p| p.start).collect();
+        let draw_share = cell.model.draw_share(200_000, 99);
+        print!("| {} | {:.2} |", cell.name, cell.problem.elo_lost(&start));
+        let mut means = Vec::new();
+        for &recipe in &recipes {
+            let (params, schedule) = recipe.setup(&cell.problem, draw_share);
+            let sim = Simulation {
+                problem: cell.problem.clone(),
+                model: cell.model,
+                workers: 8,
+            };
+            let mut lost: Vec<f64> = thread::scope(|scope| {
+                let handles: Vec<_> = (0..threads as u64)
+                    .map(|t| {
+                        let (sim, params) = (&sim, &params);
+                        scope.spawn(move || {
+                            (0..seeds)
+                                .filter(|s| s % threads as u64 == t)
+                                .map(|seed| {
+                                    let config = Config {
+                                        games: cell.games,
+                                        pairs_per_trial: 2,
+                                        schedule,
+                                        seed,
+                                    };
+                                    match Tuner::new(params.clone(), config) {
+                                        Ok(mut tuner) => sim.run(&mut tuner, 1000 + seed),
+                                        Err(e) => {
+                                            eprintln!("bad recipe {}: {e}", recipe.name());
+                                            std::process::exit(1);
+                                        }
+                                    }
+                                })
+                                .collect::<Vec<f64>>()
                         })
-                        .collect();
-                    let config = Config {
-                        games,
-                        pairs_per_trial: pairs,
-                        schedule: recipe.schedule,
-                        seed,
-                    };
-                    match Tuner::new(params, config) {
-                        Ok(mut tuner) => sim.run(&mut tuner, 1000 + seed),
-                        Err(e) => {
-                            eprintln!("bad recipe {}: {e}", recipe.name);
-                            std::process::exit(1);
-                        }
-                    }
-                })
-                .collect();
+                    })
+                    .collect();
+                handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+            });
             lost.sort_by(f64::total_cmp);
+            let n = lost.len() as f64;
+            let mean = lost.iter().sum::<f64>() / n;
+            let var = lost.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
             let at = |q: f64| lost[((lost.len() - 1) as f64 * q).round() as usize];
-            print!(" {:.2} [{:.2}-{:.2}] |", at(0.5), at(0.25), at(0.75));
+            print!(" {mean:.2} ± {:.2}, {:.2}, {:.2} |", (var / n).sqrt(), at(0.5), at(0.9));
+            means.push(mean);
+        }
+        if means.len() > 1 && means[0] <= means[1] {
+            wins += 1;
         }
         println!();
     }
-    println!("\n({:.1} s)", clock.elapsed().as_secs_f64());
+    println!(
+        "\nThe default's mean loss is at most autoselect's in {wins} of {} cells. ({:.0} s)",
+        cells.len(),
+        clock.elapsed().as_secs_f64()
+    );
 }

@@ -37,7 +37,9 @@ pub use param::{
     Kind, LineError, LineErrorKind, MAX_MAGNITUDE, Param, ParamError, ParamsFileError, Scale, parse_params,
 };
 pub use results::Pentanomial;
-pub use schedule::{Schedule, ScheduleError};
+pub use schedule::{
+    DRAW_PRIOR_PAIRS, ELO_PER_SCORE, HOLD_REFERENCE_PAIRS, Recipe, Schedule, ScheduleError, derived_rate, draw_ratio,
+};
 pub use state::{StateError, write_atomic};
 pub use svg::traces_svg;
 pub use tuner::{Config, ConfigError, MAX_GAMES, MAX_PAIRS_PER_TRIAL, TellError, Trial, TrialId, Tuner};

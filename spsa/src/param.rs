@@ -1,8 +1,9 @@
 //! Tunable parameters as the tuner sees them, and the parameter file that
 //! lists them. The file is OpenBench's format, which is also what the
 //! engine's `spsa` command prints, one parameter a line:
-//! `name, int, start, min, max, c_end, r_end` (or `float`), with an optional
-//! eighth field `log` for a parameter that acts multiplicatively. A file is
+//! `name, int, start, min, max, c_end, r_end` (or `float`), where `c_end`
+//! and `r_end` may be left out (only the classic recipes use them), with an
+//! optional last field `log` for a parameter that acts multiplicatively. A file is
 //! parsed whole and every bad line is reported with its number, so a user
 //! fixes them all at once instead of one per run.
 //!
@@ -69,11 +70,13 @@ pub struct Param {
     pub min: f64,
     /// The greatest value a trial or the result may take.
     pub max: f64,
-    /// The final perturbation, in the parameter's units.
-    pub c_end: f64,
-    /// The final learning rate (dimensionless: it is the same for every
-    /// parameter whose `c_end` costs about the same Elo).
-    pub r_end: f64,
+    /// The final perturbation, in the parameter's units, for the classic
+    /// recipes (the default derives its own and ignores it).
+    #[serde(default)]
+    pub c_end: Option<f64>,
+    /// The final learning rate (dimensionless), for the classic recipes.
+    #[serde(default)]
+    pub r_end: Option<f64>,
     /// Linear or logarithmic coordinate.
     #[serde(default)]
     pub scale: Scale,
@@ -147,14 +150,27 @@ impl Param {
         c_end: f64,
         r_end: f64,
     ) -> Result<Self, ParamError> {
+        let mut param = Self::plain(name, kind, start, min, max)?;
+        param.c_end = Some(c_end);
+        param.r_end = Some(r_end);
+        param.validate()?;
+        Ok(param)
+    }
+
+    /// A linear-scale parameter without `c_end` and `r_end` (enough for the
+    /// default recipe), checked.
+    ///
+    /// # Errors
+    /// A [`ParamError`] naming the first field at fault.
+    pub fn plain(name: &str, kind: Kind, start: f64, min: f64, max: f64) -> Result<Self, ParamError> {
         let param = Self {
             name: name.to_string(),
             kind,
             start,
             min,
             max,
-            c_end,
-            r_end,
+            c_end: None,
+            r_end: None,
             scale: Scale::Linear,
         };
         param.validate()?;
@@ -186,8 +202,8 @@ impl Param {
             ("start", self.start),
             ("min", self.min),
             ("max", self.max),
-            ("c_end", self.c_end),
-            ("r_end", self.r_end),
+            ("c_end", self.c_end.unwrap_or(1.0)),
+            ("r_end", self.r_end.unwrap_or(1.0)),
         ] {
             if !value.is_finite() || value.abs() > MAX_MAGNITUDE {
                 return Err(ParamError::OutOfScale { field });
@@ -214,6 +230,7 @@ impl Param {
             });
         }
         for (field, value) in [("c_end", self.c_end), ("r_end", self.r_end)] {
+            let Some(value) = value else { continue };
             if value <= 0.0 {
                 return Err(ParamError::NotPositive { field, value });
             }
@@ -280,13 +297,17 @@ impl Param {
         (self.coordinate(self.min), self.coordinate(self.max))
     }
 
-    /// `c_end` in the tuner's coordinate. For a log-scale parameter it is
-    /// the half-width `c` for which the probes around the start value,
-    /// `start * e^c` and `start * e^-c`, lie `2 * c_end` apart.
-    pub(crate) fn internal_c_end(&self) -> f64 {
+    /// `c_end` in the tuner's coordinate, and `r_end` in the same, for the
+    /// classic recipes (which refuse parameters without them; a missing
+    /// one reads as OpenBench's usual range/20 and 0.002). For a log-scale
+    /// parameter `c` is the half-width for which the probes around the
+    /// start value, `start * e^c` and `start * e^-c`, lie `2 * c_end` apart.
+    pub(crate) fn internal_c_end_r_end(&self) -> (f64, f64) {
+        let c_end = self.c_end.unwrap_or((self.max - self.min) / 20.0);
+        let r_end = self.r_end.unwrap_or(0.002);
         match self.scale {
-            Scale::Linear => self.c_end,
-            Scale::Log => (self.c_end / self.start).asinh(),
+            Scale::Linear => (c_end, r_end),
+            Scale::Log => ((c_end / self.start).asinh(), r_end),
         }
     }
 
@@ -317,15 +338,16 @@ impl fmt::Display for Param {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}, {}, {}, {}, {}, {}, {}",
+            "{}, {}, {}, {}, {}",
             self.name,
             self.kind.name(),
             self.start,
             self.min,
-            self.max,
-            self.c_end,
-            self.r_end
+            self.max
         )?;
+        if let (Some(c_end), Some(r_end)) = (self.c_end, self.r_end) {
+            write!(f, ", {c_end}, {r_end}")?;
+        }
         if self.scale == Scale::Log {
             f.write_str(", log")?;
         }
@@ -342,8 +364,10 @@ pub(crate) fn clamp_to(x: f64, lo: f64, hi: f64) -> f64 {
 /// What is wrong with one line of a parameter file.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum LineErrorKind {
-    /// Not 7 or 8 comma-separated fields.
-    #[error("expected 7 fields (name, int|float, start, min, max, c_end, r_end) and an optional 'log', found {0}")]
+    /// Not 5 or 7 comma-separated fields and an optional scale.
+    #[error(
+        "expected 5 or 7 fields (name, int|float, start, min, max[, c_end, r_end]) and an optional 'log', found {0}"
+    )]
     FieldCount(usize),
     /// The second field is neither `int` nor `float`.
     #[error("the type must be int or float, not '{0}'")]
@@ -356,8 +380,8 @@ pub enum LineErrorKind {
         /// The text found.
         text: String,
     },
-    /// The eighth field is neither `log` nor `linear`.
-    #[error("the eighth field must be 'log' or 'linear', not '{0}'")]
+    /// The field after the numbers is neither `log` nor `linear`.
+    #[error("the field after the numbers must be 'log' or 'linear', not '{0}'")]
     UnknownScale(String),
     /// The numbers parse but make no usable parameter.
     #[error(transparent)]
@@ -399,7 +423,7 @@ impl fmt::Display for ParamsFileError {
 impl std::error::Error for ParamsFileError {}
 
 /// Parses a parameter file or the engine's `spsa` output: one parameter a
-/// line, `name, int|float, start, min, max, c_end, r_end[, log]`. Blank
+/// line, `name, int|float, start, min, max[, c_end, r_end][, log]`. Blank
 /// lines and lines starting with `#` are skipped.
 ///
 /// # Errors
@@ -435,7 +459,10 @@ pub fn parse_params(text: &str) -> Result<Vec<Param>, ParamsFileError> {
 /// One line of a parameter file, already trimmed and not blank.
 fn parse_line(line: &str) -> Result<Param, LineErrorKind> {
     let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-    if !(7..=8).contains(&fields.len()) {
+    // 5 or 7 numbers' worth of fields, and an optional scale word.
+    let has_scale = matches!(fields.len(), 6 | 8) && fields.last().is_some_and(|f| f.parse::<f64>().is_err());
+    let numbers = fields.len() - usize::from(has_scale);
+    if !matches!(numbers, 5 | 7) {
         return Err(LineErrorKind::FieldCount(fields.len()));
     }
     let kind = match fields[1].to_ascii_lowercase().as_str() {
@@ -452,13 +479,16 @@ fn parse_line(line: &str) -> Result<Param, LineErrorKind> {
     let start = number(2, "start")?;
     let min = number(3, "min")?;
     let max = number(4, "max")?;
-    let c_end = number(5, "c_end")?;
-    let r_end = number(6, "r_end")?;
-    let scale = match fields.get(7).map(|s| s.to_ascii_lowercase()) {
+    let (c_end, r_end) = if numbers == 7 {
+        (Some(number(5, "c_end")?), Some(number(6, "r_end")?))
+    } else {
+        (None, None)
+    };
+    let scale = match has_scale.then(|| fields[numbers].to_ascii_lowercase()) {
         None => Scale::Linear,
         Some(word) if word == "linear" => Scale::Linear,
         Some(word) if word == "log" => Scale::Log,
-        Some(_) => return Err(LineErrorKind::UnknownScale(fields[7].to_string())),
+        Some(_) => return Err(LineErrorKind::UnknownScale(fields[numbers].to_string())),
     };
     let param = Param {
         name: fields[0].to_string(),
@@ -484,6 +514,14 @@ mod tests {
         let param = param.unwrap_or_else(|e| panic!("{e}"));
         let parsed = parse_params(&param.to_string()).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(parsed, vec![param]);
+        // c_end and r_end may be left out, with or without a scale.
+        let plain = parse_params("x, float, 1.5, 0.25, 4, log\ny, int, 3, 0, 9").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            (plain[0].c_end, plain[0].r_end, plain[0].scale),
+            (None, None, Scale::Log)
+        );
+        assert_eq!(plain[1].to_string(), "y, int, 3, 0, 9");
+        assert!(parse_params("x, int, 1, 0, 9, 1").is_err());
     }
 
     #[test]
@@ -492,7 +530,7 @@ mod tests {
             scale: Scale::Log,
             ..Param::new("x", Kind::Float, 2.0, 0.5, 8.0, 0.3, 0.002).unwrap()
         };
-        let c = param.internal_c_end();
+        let (c, _) = param.internal_c_end_r_end();
         let u = param.coordinate(2.0);
         assert!(((u + c).exp() - (u - c).exp() - 0.6).abs() < 1e-12);
     }

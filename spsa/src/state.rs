@@ -1,14 +1,16 @@
 //! Saving and restoring a tuner. The state is JSON (readable, and easy to
-//! inspect after a long night), written atomically: a temporary file beside
-//! the target is written and synced, then renamed over it, so a `kill -9` at
+//! inspect after a long night), written atomically (write, fsync, rename,
+//! fsync the folder, by the crate `atomic-write-file`), so a `kill -9` at
 //! any moment leaves either the old state or the new one, never a torn
 //! file. Restoring gives back exactly the tuner that was saved, random
 //! generator and pending trials included, so a resumed run continues as if
 //! it had never stopped.
 
-use std::fs::{self, File};
+use std::fs;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use atomic_write_file::AtomicWriteFile;
 
 use crate::tuner::{STATE_FORMAT, Tuner};
 
@@ -22,7 +24,7 @@ pub enum StateError {
     #[error("not a tuner state: {0}")]
     Json(#[from] serde_json::Error),
     /// The state was written by an incompatible version.
-    #[error("state format {found} is not the supported format {STATE_FORMAT}")]
+    #[error("state format {found} is not the supported format {STATE_FORMAT}{}", if *found < STATE_FORMAT { " (written by an older leaper-spsa, with another random generator and recipes: finish that run with the build that started it, or start a new run)" } else { "" })]
     Format {
         /// The version found in the file.
         found: u32,
@@ -82,48 +84,15 @@ impl Tuner {
 }
 
 /// Replaces the file at `path` with `contents` so that a crash leaves the
-/// old file or the new one: writes `.<name>.tmp` in the same folder, syncs
-/// it, renames it over `path`, then syncs the folder (where the platform
-/// allows) so the rename itself is durable. For the state, and for any file
-/// a driver rewrites whole (the trace plot).
+/// old file or the new one: the crate `atomic-write-file` writes a temporary
+/// file beside it, syncs it, renames it over `path` and syncs the folder, so
+/// the rename itself is durable. For the state, and for any file a driver
+/// rewrites whole.
 ///
 /// # Errors
 /// Any I/O error; the temporary file is removed on failure.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let temp = temp_path(path)?;
-    let written = (|| {
-        let mut file = File::create(&temp)?;
-        file.write_all(contents)?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&temp, path)
-    })();
-    if let Err(error) = written {
-        // Best effort: the error that matters is the one above.
-        let _ = fs::remove_file(&temp);
-        return Err(error);
-    }
-    if let Some(dir) = path.parent() {
-        let dir = if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            dir
-        };
-        // Directories cannot be opened for syncing everywhere; the rename
-        // has happened either way.
-        if let Ok(handle) = File::open(dir) {
-            let _ = handle.sync_all();
-        }
-    }
-    Ok(())
-}
-
-fn temp_path(path: &Path) -> io::Result<PathBuf> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "the path names no file"))?;
-    let mut temp = std::ffi::OsString::from(".");
-    temp.push(name);
-    temp.push(".tmp");
-    Ok(path.with_file_name(temp))
+    let mut file = AtomicWriteFile::open(path)?;
+    file.write_all(contents)?;
+    file.commit()
 }

@@ -20,22 +20,149 @@ use crate::tuner::{Trial, Tuner};
 /// Parameters with a known optimum and curvature.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Problem {
-    /// The parameters, with their start values, ranges and SPSA settings.
+    /// The parameters, with their start values and ranges (and the
+    /// `c_end`, `r_end` the classic recipes need).
     pub params: Vec<Param>,
     /// The best value of each parameter.
     pub optimum: Vec<f64>,
-    /// Per parameter, the Elo lost at a distance of one `c_end` from the
-    /// optimum (in the parameter's coordinate, at its start value).
-    pub elo_per_c_end: Vec<f64>,
+    /// Per parameter, a distance in its coordinate: `z_i` is the distance
+    /// from the optimum in these units.
+    pub unit: Vec<f64>,
+    /// Per parameter, the Elo lost at `z_i = 1` alone.
+    pub weight: Vec<f64>,
+    /// The coupling of neighbouring parameters: the Elo is
+    /// `-(sum w_i z_i^2 + 2 coupling sum sqrt(w_i w_j) z_i z_j)` over
+    /// neighbours `j = i + 1`; below 0.5 in size the optimum stays unique.
+    pub coupling: f64,
+}
+
+/// The shapes of [`Problem::surface`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Surface {
+    /// Independent parameters of different sensitivity, about 1.4 Elo to
+    /// gain per parameter.
+    Separable,
+    /// As `Separable`, with neighbouring parameters coupled (0.45).
+    Coupled,
+    /// As `Separable`, with the optimum of every other parameter at or
+    /// within 3% of the range from a bound.
+    NearBound,
+    /// Flat and nearly tuned: low sensitivities, small offsets, about 0.36
+    /// Elo to gain per parameter.
+    Flat,
+}
+
+impl Surface {
+    /// Every surface, for the benchmark.
+    pub const ALL: [Self; 4] = [Self::Separable, Self::Coupled, Self::NearBound, Self::Flat];
+
+    /// A short name for tables.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Separable => "separable",
+            Self::Coupled => "coupled",
+            Self::NearBound => "near bound",
+            Self::Flat => "flat",
+        }
+    }
 }
 
 impl Problem {
-    /// Eight parameters shaped like an engine's search and time settings:
-    /// integers and floats of very different scales, one log-scale time
-    /// factor, one small integer where rounding matters, one optimum near
-    /// a bound; `c_end` sometimes too small, sometimes too large for its
-    /// curvature (from 0.25 to 3 Elo per `c_end`), as a user's guesses are.
-    /// The start values are 34.85 Elo below the optimum.
+    /// `n` parameters shaped like an engine's search and time settings, of
+    /// the given surface: integers and floats with ranges from 20 to 20,000
+    /// units (one on a log scale), sensitivities from 8 to 120 Elo lost
+    /// across the whole range (3 to 30 when flat), and start values off the
+    /// optimum by 5% to 30% of the range. Each parameter also carries
+    /// OpenBench's usual `c_end = range / 20`, `r_end = 0.002`.
+    #[must_use]
+    pub fn surface(n: usize, surface: Surface) -> Self {
+        let n = n.max(1);
+        let mut params = Vec::with_capacity(n);
+        let mut optimum = Vec::with_capacity(n);
+        let mut unit = Vec::with_capacity(n);
+        let mut weight = Vec::with_capacity(n);
+        let spread = |i: usize| if n > 1 { i as f64 / (n - 1) as f64 } else { 0.5 };
+        for i in 0..n {
+            // Sensitivities spread geometrically, in a scrambled order.
+            let j = (i * 5 + 3) % n;
+            let (w_lo, w_hi): (f64, f64) = if surface == Surface::Flat {
+                (3.0, 30.0)
+            } else {
+                (8.0, 120.0)
+            };
+            let w = w_lo * (w_hi / w_lo).powf(spread(j));
+            let offset_share = if surface == Surface::Flat {
+                0.05 + 0.1 * spread((i * 3 + 1) % n)
+            } else {
+                0.1 + 0.2 * spread((i * 7 + 2) % n)
+            };
+            let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
+            let (kind, max) = match i % 4 {
+                0 => (Kind::Int, [100.0, 1000.0, 20_000.0][i / 4 % 3]),
+                1 => (Kind::Float, 2.0),
+                2 => (Kind::Int, 20.0),
+                _ => (Kind::Float, 10.0),
+            };
+            let min = 0.0;
+            let range = max - min;
+            let (start, opt) = if surface == Surface::NearBound && i % 2 == 0 {
+                // At the bound for the first, 3% inside for the others.
+                let gap = if i == 0 { 0.0 } else { 0.03 };
+                let bound_is_max = i % 4 == 0;
+                let opt = if bound_is_max {
+                    max - gap * range
+                } else {
+                    min + gap * range
+                };
+                let start = if bound_is_max {
+                    opt - 0.25 * range
+                } else {
+                    opt + 0.25 * range
+                };
+                (start, opt)
+            } else {
+                let mid = min + 0.5 * range;
+                (mid, mid + sign * offset_share * range)
+            };
+            let start = if kind == Kind::Int { start.round() } else { start };
+            params.push(Param {
+                name: format!("P{i}"),
+                kind,
+                start,
+                min,
+                max,
+                c_end: Some(range / 20.0),
+                r_end: Some(0.002),
+                scale: crate::param::Scale::Linear,
+            });
+            optimum.push(opt);
+            unit.push(range);
+            weight.push(w);
+        }
+        // One time-like factor on a log scale, when there is room.
+        if n >= 4 {
+            let p = &mut params[3];
+            p.min = 0.5;
+            p.max = 8.0;
+            p.start = 2.0;
+            p.scale = crate::param::Scale::Log;
+            p.c_end = Some(0.1);
+            optimum[3] = 2.0 * (if surface == Surface::Flat { 1.2f64 } else { 1.6 });
+            unit[3] = (8.0f64 / 0.5).ln();
+        }
+        Self {
+            params,
+            optimum,
+            unit,
+            weight,
+            coupling: if surface == Surface::Coupled { 0.45 } else { 0.0 },
+        }
+    }
+
+    /// Eight parameters with `c_end` too small or too large for their
+    /// curvature (from 0.25 to 3 Elo per `c_end`), as a user's guesses are;
+    /// the start values are 34.85 Elo below the optimum.
     #[must_use]
     pub fn engine_like() -> Self {
         let p = |name: &str, kind, start, min, max, c_end| Param {
@@ -44,8 +171,8 @@ impl Problem {
             start,
             min,
             max,
-            c_end,
-            r_end: 0.002,
+            c_end: Some(c_end),
+            r_end: Some(0.002),
             scale: crate::param::Scale::Linear,
         };
         let mut time_soft = p("TimeSoft", Kind::Float, 1.0, 0.1, 5.0, 0.08);
@@ -71,28 +198,33 @@ impl Problem {
             430.0,
             0.65,
         ];
-        let elo_per_c_end = vec![1.0, 0.5, 2.0, 0.25, 0.7, 0.3, 1.5, 3.0];
+        let unit = params.iter().map(|p| p.internal_c_end_r_end().0).collect();
         Self {
             params,
             optimum,
-            elo_per_c_end,
+            unit,
+            weight: vec![1.0, 0.5, 2.0, 0.25, 0.7, 0.3, 1.5, 3.0],
+            coupling: 0.0,
         }
     }
 
     /// The Elo of a parameter set relative to the optimum (0 at best).
     #[must_use]
     pub fn elo(&self, values: &[f64]) -> f64 {
-        let mut elo = 0.0;
-        for (((param, &value), &opt), &h) in self
+        let z: Vec<f64> = self
             .params
             .iter()
             .zip(values)
             .zip(&self.optimum)
-            .zip(&self.elo_per_c_end)
-        {
-            let c = param.internal_c_end();
-            let d = (param.coordinate(value) - param.coordinate(opt)) / c;
-            elo -= h * d * d;
+            .zip(&self.unit)
+            .map(|(((param, &value), &opt), &unit)| (param.coordinate(value) - param.coordinate(opt)) / unit)
+            .collect();
+        let mut elo = 0.0;
+        for (i, (&zi, &wi)) in z.iter().zip(&self.weight).enumerate() {
+            elo -= wi * zi * zi;
+            if let (Some(&zj), Some(&wj)) = (z.get(i + 1), self.weight.get(i + 1)) {
+                elo -= 2.0 * self.coupling * (wi * wj).sqrt() * zi * zj;
+            }
         }
         elo
     }
@@ -111,6 +243,45 @@ pub struct MatchModel {
     pub draw_elo: f64,
     /// The standard deviation, in Elo, of an opening's bias for one colour.
     pub opening_sigma: f64,
+}
+
+impl MatchModel {
+    /// Draw-heavy pentanomial noise, like a long time control: about 60%
+    /// draws between equal engines and openings biased by 100 Elo, which
+    /// makes the two games of a pair anticorrelated.
+    #[must_use]
+    pub fn draw_heavy() -> Self {
+        Self {
+            draw_elo: 260.0,
+            opening_sigma: 100.0,
+        }
+    }
+
+    /// Draw-light, independent games: about 10% draws, unbiased openings.
+    #[must_use]
+    pub fn draw_light() -> Self {
+        Self {
+            draw_elo: 35.0,
+            opening_sigma: 0.0,
+        }
+    }
+
+    /// The share of draws between equal engines, openings included,
+    /// estimated from `pairs` simulated pairs.
+    #[must_use]
+    pub fn draw_share(&self, pairs: u32, seed: u64) -> f64 {
+        let mut rng = Rng::seeded(seed);
+        let mut draws = 0u32;
+        for _ in 0..pairs {
+            let bias = self.opening_sigma * rng.normal();
+            for x in [bias, -bias] {
+                if self.game(&mut rng, x) == Outcome::Draw {
+                    draws += 1;
+                }
+            }
+        }
+        f64::from(draws) / (2.0 * f64::from(pairs.max(1)))
+    }
 }
 
 impl Default for MatchModel {
@@ -228,6 +399,23 @@ mod tests {
         );
         for (param, &opt) in problem.params.iter().zip(&problem.optimum) {
             assert!((param.min..=param.max).contains(&opt), "{}", param.name);
+        }
+    }
+
+    #[test]
+    fn every_surface_has_its_optimum_in_range_and_something_to_gain() {
+        for n in [1, 4, 8, 16] {
+            for surface in Surface::ALL {
+                let problem = Problem::surface(n, surface);
+                assert!(problem.elo_lost(&problem.optimum) < 1e-9);
+                let start: Vec<f64> = problem.params.iter().map(|p| p.start).collect();
+                let lost = problem.elo_lost(&start);
+                assert!(lost > 0.05 && lost < 100.0, "{n} {surface:?}: {lost}");
+                for (param, &opt) in problem.params.iter().zip(&problem.optimum) {
+                    assert!(param.validate().is_ok(), "{param:?}");
+                    assert!((param.min..=param.max).contains(&opt), "{}", param.name);
+                }
+            }
         }
     }
 

@@ -49,7 +49,8 @@ pub struct Trial {
 struct Pending {
     trial: Trial,
     /// Per parameter, the move of its coordinate per unit of result
-    /// (wins minus losses of the plus engine): `a_k / c_k` times the sign.
+    /// (wins minus losses of the plus engine): `a_k / c_k` times the sign
+    /// when the values played were not clipped at a bound.
     steps: Vec<f64>,
 }
 
@@ -110,6 +111,16 @@ pub enum ConfigError {
     /// The pairs per trial are 0 or above [`MAX_PAIRS_PER_TRIAL`].
     #[error("pairs per trial must be from 1 to {MAX_PAIRS_PER_TRIAL}, not {0}")]
     PairsPerTrial(u32),
+    /// The recipe needs `c_end` and `r_end` and a parameter lacks them.
+    #[error(
+        "the {recipe} recipe needs c_end and r_end, and parameter {name} has none (give them, or use the default recipe)"
+    )]
+    NeedsCEndREnd {
+        /// The recipe's name.
+        recipe: &'static str,
+        /// The parameter without them.
+        name: String,
+    },
     /// The schedule is unusable.
     #[error(transparent)]
     Schedule(#[from] ScheduleError),
@@ -160,7 +171,7 @@ pub struct Tuner {
 }
 
 /// The format version this build writes and reads.
-pub(crate) const STATE_FORMAT: u32 = 1;
+pub(crate) const STATE_FORMAT: u32 = 2;
 
 impl Tuner {
     /// A tuner at the start of a run.
@@ -199,8 +210,9 @@ impl Tuner {
         });
         let k = self.told_pairs as f64 + 1.0;
         let n = budget as f64;
-        let c_scale = self.config.schedule.c_scale(k, n);
-        let a_scale = self.config.schedule.a_scale(k, n);
+        let schedule = self.config.schedule;
+        let c_scale = schedule.c_scale(k, n);
+        let a_scale = schedule.a_scale(k, n, self.params.len(), self.draw_ratio());
         let count = self.params.len();
         let (mut plus, mut minus, mut steps) = (
             Vec::with_capacity(count),
@@ -209,25 +221,33 @@ impl Tuner {
         );
         for (param, &theta) in self.params.iter().zip(&self.theta) {
             let (lo, hi) = param.internal_range();
-            let c_end = param.internal_c_end();
-            let a = param.r_end * c_end * c_end * a_scale;
-            // The half-width: scheduled, at least one whole step between the
-            // two values of an integer, at most half the range.
-            let mut c = c_scale * c_end;
-            let mut center = theta;
-            for _ in 0..2 {
-                c = c.max(param.min_int_half_width(center)).min(0.5 * (hi - lo));
-                // Near a bound both probes move inward, so they stay 2c apart
-                // and the difference they measure keeps its size.
-                center = clamp_to(theta, lo + c, hi - c);
-            }
+            // The scheduled half-width `c` and the step per unit of result
+            // at that width, `a / c^2` (fishtest's `a_k / c_k` divided by
+            // `c_k` once more: the update below multiplies by the half-width
+            // actually played).
+            let (c, a_over_c2) = match schedule {
+                Schedule::Derived { .. } => (c_scale * (hi - lo), a_scale),
+                _ => {
+                    let (c_end, r_end) = param.internal_c_end_r_end();
+                    let c = c_scale * c_end;
+                    (c, r_end * c_end * c_end * a_scale / (c * c))
+                }
+            };
+            // At least one whole step between the two values of an integer,
+            // at most half the range.
+            let c = c.max(param.min_int_half_width(theta)).min(0.5 * (hi - lo));
+            // Near a bound the played values are clipped, not the centre:
+            // the iterate may reach the bound, and the update uses the
+            // half-width actually played on each side.
             let sign = self.rng.sign();
             let u = self.rng.unit();
-            let up = param.value_at(center + sign * c);
-            let down = param.value_at(center - sign * c);
-            plus.push(param.trial_value(up, u));
-            minus.push(param.trial_value(down, u));
-            steps.push(if c > 0.0 { sign * a / c } else { 0.0 });
+            let up = clamp_to(theta + sign * c, lo, hi);
+            let down = clamp_to(theta - sign * c, lo, hi);
+            plus.push(param.trial_value(param.value_at(up), u));
+            minus.push(param.trial_value(param.value_at(down), u));
+            let half = 0.5 * (up - down);
+            let step = a_over_c2 * half;
+            steps.push(if step.is_finite() { step } else { 0.0 });
         }
         let id = TrialId(self.next_id);
         self.next_id += 1;
@@ -375,6 +395,45 @@ impl Tuner {
         self.updates
     }
 
+    /// The draw ratio measured from the pairs told so far (see
+    /// [`crate::draw_ratio`]); the derived recipe's step follows it.
+    #[must_use]
+    pub fn draw_ratio(&self) -> f64 {
+        crate::schedule::draw_ratio(self.tally)
+    }
+
+    /// The current step of every parameter, in its units at the current
+    /// iterate: how far one game won (or lost) by the plus engine moves it
+    /// (fishtest's `a_k / c_k`), for a progress line.
+    #[must_use]
+    pub fn current_steps(&self) -> Vec<f64> {
+        let n = self.budget_pairs() as f64;
+        let k = (self.told_pairs as f64 + 1.0).min(n);
+        let schedule = self.config.schedule;
+        let c_scale = schedule.c_scale(k, n);
+        let a_scale = schedule.a_scale(k, n, self.params.len(), self.draw_ratio());
+        self.params
+            .iter()
+            .zip(&self.theta)
+            .map(|(param, &theta)| {
+                let (lo, hi) = param.internal_range();
+                let a_over_c = match schedule {
+                    Schedule::Derived { .. } => a_scale * c_scale * (hi - lo),
+                    _ => {
+                        let (c_end, r_end) = param.internal_c_end_r_end();
+                        r_end * c_end * a_scale / c_scale
+                    }
+                };
+                // In the parameter's units: the derivative of its value.
+                let slope = match param.scale {
+                    crate::param::Scale::Linear => 1.0,
+                    crate::param::Scale::Log => theta.exp(),
+                };
+                a_over_c * slope
+            })
+            .collect()
+    }
+
     /// All pairs told, from the plus engines' side.
     #[must_use]
     pub fn tally(&self) -> Pentanomial {
@@ -488,5 +547,13 @@ fn check_setup(params: &[Param], config: &Config) -> Result<(), ConfigError> {
         return Err(ConfigError::PairsPerTrial(config.pairs_per_trial));
     }
     config.schedule.validate()?;
+    if config.schedule.uses_c_end_r_end()
+        && let Some(param) = params.iter().find(|p| p.c_end.is_none() || p.r_end.is_none())
+    {
+        return Err(ConfigError::NeedsCEndREnd {
+            recipe: config.schedule.name(),
+            name: param.name.clone(),
+        });
+    }
     Ok(())
 }

@@ -227,7 +227,7 @@ fn parameters_that_are_all_good_start_a_run_and_others_do_not() {
         Err(spsa::ConfigError::Games(1))
     ));
     let mut bad = params();
-    bad[1].c_end = f64::NAN;
+    bad[1].c_end = Some(f64::NAN);
     assert!(matches!(
         Tuner::new(bad, Config::new(100)),
         Err(spsa::ConfigError::Param { .. })

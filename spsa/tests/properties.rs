@@ -51,8 +51,8 @@ fn valid_param() -> impl Strategy<Value = Param> {
                 start,
                 min,
                 max,
-                c_end,
-                r_end,
+                c_end: Some(c_end),
+                r_end: Some(r_end),
                 scale: if log { Scale::Log } else { Scale::Linear },
             }
         })
@@ -63,6 +63,22 @@ fn schedule() -> impl Strategy<Value = Schedule> {
     prop_oneof![
         Just(Schedule::default()),
         Just(Schedule::fishtest()),
+        (
+            1e-6..0.5f64,
+            1e-6..1e3f64,
+            1e-3..1e3f64,
+            1e-6..1.0f64,
+            0.0..2.0f64,
+            0.0..100.0f64
+        )
+            .prop_map(|(c_ratio, precision, gain, hold, alpha, eta)| Schedule::Derived {
+                c_ratio,
+                precision,
+                gain,
+                hold,
+                alpha,
+                eta
+            }),
         (1e-3..1e3f64, 1e-6..1.0f64, 0.0..2.0f64, 0.0..1.0f64, 0.0..100.0f64).prop_map(
             |(gain, hold, alpha, gamma, eta)| Schedule::Averaged {
                 gain,

@@ -90,11 +90,16 @@ fn damaged_foreign_or_edited_states_are_refused() {
     let json = tuner.to_json().expect("serialized");
     assert_eq!(Tuner::from_json(&json).expect("parsed"), tuner);
 
-    let future = json.replacen("\"format\": 1", "\"format\": 99", 1);
+    let future = json.replacen("\"format\": 2", "\"format\": 99", 1);
     assert!(matches!(
         Tuner::from_json(&future),
         Err(StateError::Format { found: 99 })
     ));
+    // A state of the previous format (another generator and recipe) is
+    // refused with a message saying so.
+    let old = json.replacen("\"format\": 2", "\"format\": 1", 1);
+    let error = Tuner::from_json(&old).expect_err("old format");
+    assert!(error.to_string().contains("older leaper-spsa"), "{error}");
 
     let mut value: serde_json::Value = serde_json::from_str(&json).expect("json");
     value["theta"][1] = serde_json::json!(1e9);
