@@ -408,6 +408,38 @@ impl<E: Evaluator> Searcher<E> {
         result
     }
 
+    /// A result of one move found without iterating (a wazir capture, a
+    /// setup): reported as one iteration at depth 1 and returned.
+    fn one_move_result(
+        &self,
+        best: GameMove,
+        score: i32,
+        nodes: u64,
+        limits: &Limits,
+        reporter: &mut dyn Reporter,
+    ) -> SearchResult {
+        let elapsed = limits.start.elapsed();
+        reporter.iteration(&Iteration {
+            depth: 1,
+            seldepth: 1,
+            score,
+            nodes,
+            elapsed,
+            hashfull: self.tt.hashfull(),
+            pv: vec![best],
+        });
+        SearchResult {
+            best: Some(best),
+            ponder: None,
+            score,
+            depth: 1,
+            seldepth: 1,
+            nodes,
+            elapsed,
+            pv: vec![best],
+        }
+    }
+
     /// The root moves worth searching, best guess first: the saving moves
     /// when the wazir is attacked, else all.
     fn root_moves(&self, pos: &Position, limits: &Limits) -> Vec<Move> {
@@ -451,26 +483,7 @@ impl<E: Evaluator> Searcher<E> {
     ) -> SearchResult {
         let to_game = |moves: &[Move]| moves.iter().map(|&m| GameMove::Move(m)).collect::<Vec<_>>();
         if let Some(mv) = can_capture_wazir(pos) {
-            let iteration = Iteration {
-                depth: 1,
-                seldepth: 1,
-                score: win_at(1),
-                nodes: 1,
-                elapsed: limits.start.elapsed(),
-                hashfull: self.tt.hashfull(),
-                pv: vec![GameMove::Move(mv)],
-            };
-            reporter.iteration(&iteration);
-            return SearchResult {
-                best: Some(GameMove::Move(mv)),
-                ponder: None,
-                score: iteration.score,
-                depth: 1,
-                seldepth: 1,
-                nodes: 1,
-                elapsed: iteration.elapsed,
-                pv: iteration.pv,
-            };
+            return self.one_move_result(GameMove::Move(mv), win_at(1), 1, limits, reporter);
         }
         let mut order = self.root_moves(pos, limits);
         let budget = if limits.infinite {

@@ -14,7 +14,7 @@
 //! guarded; and, once the opponent's setup is known, the wazir away from
 //! the file of the opponent's knight.
 
-use super::{Iteration, Limits, MATE_BOUND, Params, Reporter, SearchResult, Searcher, Signals};
+use super::{Limits, MATE_BOUND, Params, Reporter, SearchResult, Searcher, Signals};
 use crate::eval::Evaluator;
 use crate::rules::{Color, GameMove, Position, Role, Setup, Square, leaps};
 use rand::{Rng, SeedableRng};
@@ -56,7 +56,7 @@ impl<E: Evaluator> Searcher<E> {
                 (Color::Blue, None) => None,
             };
             if let Some((setup, score)) = known {
-                return self.setup_result(setup, score, 0, limits, reporter);
+                return self.one_move_result(GameMove::Setup(setup), score, 0, limits, reporter);
             }
         }
         let finalists = match &self.book {
@@ -104,39 +104,7 @@ impl<E: Evaluator> Searcher<E> {
             }
         }
         let (setup, _, score) = chosen.unwrap_or((Setup::first(), 0, 0));
-        self.setup_result(setup, score, nodes, limits, reporter)
-    }
-
-    /// Reports a chosen setup as a one-move iteration and returns it.
-    fn setup_result(
-        &self,
-        setup: Setup,
-        score: i32,
-        nodes: u64,
-        limits: &Limits,
-        reporter: &mut dyn Reporter,
-    ) -> SearchResult {
-        let elapsed = limits.start.elapsed();
-        let best = GameMove::Setup(setup);
-        reporter.iteration(&Iteration {
-            depth: 1,
-            seldepth: 1,
-            score,
-            nodes,
-            elapsed,
-            hashfull: self.tt.hashfull(),
-            pv: vec![best],
-        });
-        SearchResult {
-            best: Some(best),
-            ponder: None,
-            score,
-            depth: 1,
-            seldepth: 1,
-            nodes,
-            elapsed,
-            pv: vec![best],
-        }
+        self.one_move_result(GameMove::Setup(setup), score, nodes, limits, reporter)
     }
 }
 
