@@ -245,14 +245,38 @@ fn spawn(spec: &EngineSpec) -> Result<EngineProcess, EngineFailure> {
     EngineProcess::spawn(spec).map_err(|e| EngineFailure::new(FailureKind::Crash, e.to_string()))
 }
 
-/// Lines an engine wrote where no answer was due, for the record: how
-/// many there were and the first few of them (clipped).
+/// What an engine's output did wrong since it was last asked, for the
+/// record: the lines it wrote where no answer was due (how many, and the
+/// first few, clipped), and the lines the arena dropped because its queue
+/// was full.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Violations {
     /// Lines out of turn.
     pub count: u64,
     /// The first [`Violations::KEPT`] of them.
     pub lines: Vec<String>,
+    /// Lines dropped (see [`EngineProcess::dropped_lines`]).
+    pub dropped: u64,
+}
+
+/// The violations of one engine not yet taken, and its dropped-line count
+/// when they were last taken.
+#[derive(Debug, Default)]
+struct OutputLog {
+    seen: Violations,
+    dropped_before: u64,
+}
+
+impl OutputLog {
+    fn take(&mut self, process: &EngineProcess) -> Violations {
+        let dropped = process.dropped_lines();
+        let taken = Violations {
+            dropped: dropped - self.dropped_before,
+            ..std::mem::take(&mut self.seen)
+        };
+        self.dropped_before = dropped;
+        taken
+    }
 }
 
 impl Violations {
@@ -289,7 +313,7 @@ pub struct UciEngine {
     offered: Vec<String>,
     startup: Duration,
     games: u64,
-    violations: Violations,
+    violations: OutputLog,
 }
 
 impl UciEngine {
@@ -327,7 +351,7 @@ impl UciEngine {
             offered,
             startup: Duration::ZERO,
             games: 0,
-            violations: Violations::default(),
+            violations: OutputLog::default(),
         };
         for (name, value) in &spec.options {
             engine.send(&Command::SetOption(SetOption::new(name, Some(value))).to_string())?;
@@ -387,9 +411,10 @@ impl UciEngine {
     }
 
     /// The protocol violations since the last call (lines written between
-    /// a `bestmove` and the `readyok` before the next search).
+    /// a `bestmove` and the `readyok` before the next search), and the
+    /// lines dropped since.
     pub fn take_violations(&mut self) -> Violations {
-        std::mem::take(&mut self.violations)
+        self.violations.take(&self.process)
     }
 
     fn send(&mut self, text: &str) -> Result<(), EngineFailure> {
@@ -424,7 +449,7 @@ impl UciEngine {
                 return Ok(());
             }
             if violations {
-                self.violations.add(line.text.as_deref());
+                self.violations.seen.add(line.text.as_deref());
             }
         }
     }
@@ -547,7 +572,7 @@ fn clip(text: &str) -> String {
 pub struct CodeCupEngine {
     process: EngineProcess,
     startup: Duration,
-    violations: Violations,
+    violations: OutputLog,
 }
 
 impl CodeCupEngine {
@@ -565,7 +590,7 @@ impl CodeCupEngine {
         Ok(Self {
             process,
             startup,
-            violations: Violations::default(),
+            violations: OutputLog::default(),
         })
     }
 
@@ -576,9 +601,9 @@ impl CodeCupEngine {
     }
 
     /// The protocol violations since the last call (lines written between
-    /// an answer and the next turn).
+    /// an answer and the next turn), and the lines dropped since.
     pub fn take_violations(&mut self) -> Violations {
-        std::mem::take(&mut self.violations)
+        self.violations.take(&self.process)
     }
 
     /// From spawning to the engine being ready for `Start`.
@@ -601,7 +626,7 @@ impl CodeCupEngine {
         // The referee protocol has no ping: what came since the last
         // answer can only be set aside before the next question.
         while let Some(line) = self.process.try_recv() {
-            self.violations.add(line.text.as_deref());
+            self.violations.seen.add(line.text.as_deref());
         }
         let message = last.map_or(RefereeMessage::Start, RefereeMessage::Move);
         self.process

@@ -87,6 +87,7 @@ fn a_repeated_bestmove_is_a_violation_not_an_answer() {
         violations.lines.iter().all(|l| l.starts_with("bestmove ")),
         "{violations:?}"
     );
+    assert_eq!(violations.dropped, 0, "nothing dropped");
     assert_eq!(engine.take_violations().count, 0, "taken once");
     engine.quit();
 }

@@ -183,7 +183,7 @@ impl Mock {
             chunk.clear();
             while chunk.len() < (1 << 16) - 64 {
                 n += 1;
-                let prefix = if n % 2 == 0 { "info string " } else { "" };
+                let prefix = if n.is_multiple_of(2) { "info string " } else { "" };
                 let _ = writeln!(chunk, "{prefix}flood {n}");
             }
             if self.out.write_all(&chunk).is_err() {
@@ -196,7 +196,7 @@ impl Mock {
 
     /// Whether this search's answer is to misbehave in a mode that lasts
     /// from the N-th search on.
-    fn from_now_on(&self, mode: Mode) -> bool {
+    fn misbehaves_as(&self, mode: Mode) -> bool {
         self.mode == mode && self.searches >= self.after
     }
 
@@ -280,12 +280,12 @@ fn uci(mock: &mut Mock, first: &str, lines: &mut impl Iterator<Item = String>) {
             Command::Go(_) => match mock.answer() {
                 Answer::Move(mv) => {
                     mock.say("info depth 1 score cp 0 nodes 1");
-                    if mock.from_now_on(Mode::PonderNone) {
+                    if mock.misbehaves_as(Mode::PonderNone) {
                         mock.say(&format!("bestmove {mv} ponder (none)"));
                     } else {
                         mock.say(&format!("bestmove {mv}"));
                     }
-                    if mock.from_now_on(Mode::Twice) {
+                    if mock.misbehaves_as(Mode::Twice) {
                         if let Some(delay) = mock.delay {
                             std::thread::sleep(delay);
                         }
