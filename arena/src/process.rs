@@ -5,9 +5,10 @@
 //!   has a deadline and returns a line, a timeout, the end of output or
 //!   the exit of the process (never blocks forever). A UCI engine's `info`
 //!   lines are read on that thread and never queued (only the score the
-//!   record needs is kept, handed over with the next `bestmove`), and
-//!   lines the arena never needs are dropped and counted when the queue is
-//!   full, so no engine output can grow the arena's memory;
+//!   record needs is kept, handed over with the next `bestmove`), lines
+//!   the arena never needs are dropped and counted past a byte budget, and
+//!   the rest wait for room (the engine waits on its pipe), so no engine
+//!   output can grow the arena's memory;
 //! - stderr is drained on another thread so a chatty engine cannot fill
 //!   the pipe and deadlock, and its last lines are kept for failure
 //!   reports;
@@ -32,7 +33,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, Sender, TrySendError, never, select};
+use crossbeam_channel::{Receiver, Sender, never, select};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use parking_lot::Mutex;
@@ -53,7 +54,9 @@ const MAX_LINE: usize = 64 * 1024;
 const QUEUE_LINES: usize = 256;
 
 /// Bytes of lines the arena does not need (anything but the answers it
-/// waits for) queued at most; beyond, such lines are dropped and counted.
+/// waits for) queued at most; beyond, such lines are dropped and counted
+/// (only lines of 1 KiB and more on average can reach it before the
+/// queue's line count fills).
 const QUEUE_SPARE_BYTES: usize = 256 * 1024;
 
 /// How often a read that waits for a line looks whether the process is
@@ -164,7 +167,8 @@ enum Kind {
     Info,
     /// A line the arena waits for: queued, waiting for room if need be.
     Needed,
-    /// Anything else: queued if there is room, else dropped and counted.
+    /// Anything else: queued within a byte budget, else dropped and
+    /// counted.
     Spare,
 }
 
@@ -230,25 +234,20 @@ fn read_stdout(stdout: impl io::Read, proto: Proto, tx: &Sender<EngineLine>, cou
                 .is_ok()
             }
             Kind::Spare => {
+                // Dropped only past the byte budget: short lines (a
+                // tuner's parameter list, say) wait for room instead.
                 let bytes = text.as_ref().map_or(0, String::len) + 1;
                 if counters.spare_bytes.load(Ordering::Relaxed) + bytes > QUEUE_SPARE_BYTES {
                     counters.dropped.fetch_add(1, Ordering::Relaxed);
                     continue;
                 }
                 counters.spare_bytes.fetch_add(bytes, Ordering::Relaxed);
-                match tx.try_send(EngineLine {
+                tx.send(EngineLine {
                     at: Instant::now(),
                     text,
                     score: None,
-                }) {
-                    Ok(()) => true,
-                    Err(TrySendError::Full(_)) => {
-                        counters.spare_bytes.fetch_sub(bytes, Ordering::Relaxed);
-                        counters.dropped.fetch_add(1, Ordering::Relaxed);
-                        true
-                    }
-                    Err(TrySendError::Disconnected(_)) => false,
-                }
+                })
+                .is_ok()
             }
         };
         if !sent {
