@@ -50,10 +50,10 @@ pub use game::{GameOutcome, MoveEvent, play_game};
 pub use openings::{Opening, OpeningSource, OpeningsError, Order, parse_openings, read_openings, splitmix64};
 pub use player::{
     Allowance, Answer, CodeCupEngine, EngineFailure, FailureKind, HANDSHAKE_TIMEOUT, Interrupted, Player, QUIT_GRACE,
-    UciEngine,
+    UciEngine, Violations,
 };
 pub use pool::{GamePool, PoolResult};
-pub use process::{EngineLine, EngineProcess, ReadError, SpawnError};
+pub use process::{EngineLine, EngineProcess, ReadError, SpawnError, TERM_GRACE, stop_all_engines};
 pub use report::{players_text, standings_text};
 pub use runner::{
     CONFIG_FILE, EVENTS_FILE, EngineInfo, GAMES_FILE, OPENINGS_FILE, Quiet, RunEnd, RunError, RunObserver, RunReport,

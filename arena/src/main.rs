@@ -48,7 +48,18 @@ enum Command {
     Tune(tune_cli::TuneArgs),
 }
 
+/// The exit status after Ctrl-C or `SIGTERM` (128 + SIGINT, as shells do).
+const INTERRUPTED: i32 = 130;
+
 fn main() -> ExitCode {
+    // Engines run in process groups of their own, out of reach of the
+    // terminal's Ctrl-C: end them all before going.
+    if let Err(error) = ctrlc::set_handler(|| {
+        arena::stop_all_engines(arena::TERM_GRACE);
+        std::process::exit(INTERRUPTED);
+    }) {
+        eprintln!("arena: warning: cannot handle Ctrl-C ({error}); engines may outlive an interrupted run");
+    }
     let matches = Cli::command().get_matches();
     let mut cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,

@@ -4,8 +4,16 @@
 //! line, as under the CodeCup referee). Both turn every misbehaviour into an
 //! [`EngineFailure`] value, never a panic or an endless wait: each read has
 //! a deadline. All protocol text goes through the `protocol` crate.
+//!
+//! Every answer belongs to its question: a UCI engine gets `isready` in the
+//! same write as each `position` + `go`, and everything it wrote before the
+//! `readyok` (a repeated or late `bestmove`, say) is a protocol violation,
+//! counted and kept for the record, never taken as the answer. A CodeCup
+//! engine cannot be pinged; lines it wrote between answers are violations
+//! likewise when its next turn comes.
 
 use std::fmt;
+use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -15,7 +23,7 @@ use protocol::{
 };
 use serde::Serialize;
 
-use crate::process::{EngineProcess, ReadError};
+use crate::process::{EngineLine, EngineProcess, ReadError};
 use crate::spec::{EngineSpec, Proto};
 
 /// How long an engine may take to answer `uci` or `isready`.
@@ -127,8 +135,14 @@ pub enum Interrupted {
 }
 
 impl From<EngineFailure> for Interrupted {
+    /// A failure, unless the arena is stopping and ending the engines
+    /// itself (then the game is abandoned, not charged to the engine).
     fn from(failure: EngineFailure) -> Self {
-        Self::Failed(failure)
+        if crate::process::stopping() {
+            Self::Cancelled
+        } else {
+            Self::Failed(failure)
+        }
     }
 }
 
@@ -155,32 +169,127 @@ pub struct Allowance {
 /// Turns a read error into a failure (or a cancellation), looking at the
 /// process to tell a crash from an orderly exit.
 fn read_failure(process: &mut EngineProcess, error: ReadError, waiting_for: &str, timeout: FailureKind) -> Interrupted {
+    let exited = |status: ExitStatus| {
+        if status.success() {
+            EngineFailure::new(
+                FailureKind::Exit,
+                format!("exited (status 0) while the arena waited for {waiting_for}"),
+            )
+        } else {
+            EngineFailure::new(
+                FailureKind::Crash,
+                format!("{status} while the arena waited for {waiting_for}"),
+            )
+        }
+    };
     let failure = match error {
         ReadError::Cancelled => return Interrupted::Cancelled,
         ReadError::Timeout => EngineFailure::new(timeout, format!("no {waiting_for} in time")),
-        ReadError::Disconnected => {
-            // The output closed: give the process a moment to finish dying
-            // so that its status tells a crash from an exit.
-            match process.wait_exit(Duration::from_millis(200)) {
-                Some(status) if status.success() => EngineFailure::new(
-                    FailureKind::Exit,
-                    format!("exited (status 0) while the arena waited for {waiting_for}"),
-                ),
-                Some(status) => EngineFailure::new(
-                    FailureKind::Crash,
-                    format!("{status} while the arena waited for {waiting_for}"),
-                ),
-                None => EngineFailure::new(
-                    FailureKind::Crash,
-                    format!("closed its output while the arena waited for {waiting_for}"),
-                ),
-            }
-        }
+        ReadError::Exited(status) => exited(status),
+        // The output closed: give the process a moment to finish dying so
+        // that its status tells a crash from an exit.
+        ReadError::Disconnected => match process.wait_exit(Duration::from_millis(200)) {
+            Some(status) => exited(status),
+            None => EngineFailure::new(
+                FailureKind::Crash,
+                format!("closed its output while the arena waited for {waiting_for}"),
+            ),
+        },
     };
-    Interrupted::Failed(EngineFailure {
+    EngineFailure {
         stderr: process.stderr_tail(),
         ..failure
-    })
+    }
+    .into()
+}
+
+/// Waits for the line that answers a request sent at `sent`, within the
+/// allowance: a late line is a timeout even if it arrived before the
+/// arena looked. Returns the line and the engine's thinking time.
+fn read_answer(
+    process: &mut EngineProcess,
+    sent: Instant,
+    allowance: Allowance,
+    cancel: Option<&Receiver<()>>,
+    waiting_for: &str,
+) -> Result<(EngineLine, Duration), Interrupted> {
+    let line = process
+        .recv(sent + allowance.time, cancel)
+        .map_err(|e| read_failure(process, e, waiting_for, allowance.on_timeout))?;
+    let elapsed = line.at.saturating_duration_since(sent);
+    if elapsed > allowance.time {
+        return Err(read_failure(
+            process,
+            ReadError::Timeout,
+            waiting_for,
+            allowance.on_timeout,
+        ));
+    }
+    Ok((line, elapsed))
+}
+
+/// An answer that is no move at all.
+fn malformed(process: &EngineProcess, text: &str) -> Interrupted {
+    EngineFailure {
+        stderr: process.stderr_tail(),
+        ..EngineFailure::new(
+            FailureKind::MalformedMove,
+            format!("unreadable answer {:?}", clip(text)),
+        )
+    }
+    .into()
+}
+
+/// Starts the process of `spec`; a failure to start is a crash.
+fn spawn(spec: &EngineSpec) -> Result<EngineProcess, EngineFailure> {
+    EngineProcess::spawn(spec).map_err(|e| EngineFailure::new(FailureKind::Crash, e.to_string()))
+}
+
+/// What an engine's output did wrong since it was last asked, for the
+/// record: the lines it wrote where no answer was due (how many, and the
+/// first few, clipped), and the lines the arena dropped because its queue
+/// was full.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Violations {
+    /// Lines out of turn.
+    pub count: u64,
+    /// The first [`Violations::KEPT`] of them.
+    pub lines: Vec<String>,
+    /// Lines dropped (see [`EngineProcess::dropped_lines`]).
+    pub dropped: u64,
+}
+
+/// The violations of one engine not yet taken, and its dropped-line count
+/// when they were last taken.
+#[derive(Debug, Default)]
+struct OutputLog {
+    seen: Violations,
+    dropped_before: u64,
+}
+
+impl OutputLog {
+    fn take(&mut self, process: &EngineProcess) -> Violations {
+        let dropped = process.dropped_lines();
+        let taken = Violations {
+            dropped: dropped - self.dropped_before,
+            ..std::mem::take(&mut self.seen)
+        };
+        self.dropped_before = dropped;
+        taken
+    }
+}
+
+impl Violations {
+    /// Lines kept for the record, at most.
+    pub const KEPT: usize = 8;
+
+    fn add(&mut self, text: Option<&str>) {
+        self.count += 1;
+        if self.lines.len() < Self::KEPT {
+            self.lines
+                .push(text.map_or_else(|| "<over-long line>".to_owned(), clip));
+        }
+    }
 }
 
 fn write_failure(process: &mut EngineProcess, error: &std::io::Error) -> EngineFailure {
@@ -204,6 +313,7 @@ pub struct UciEngine {
     offered: Vec<String>,
     startup: Duration,
     games: u64,
+    violations: OutputLog,
 }
 
 impl UciEngine {
@@ -214,8 +324,7 @@ impl UciEngine {
     /// A crash if it cannot be started or dies, a stall if it does not
     /// answer within [`HANDSHAKE_TIMEOUT`]; `Cancelled` if `cancel` fires.
     pub fn start(spec: Arc<EngineSpec>, cancel: Option<&Receiver<()>>) -> Result<Self, Interrupted> {
-        let mut process =
-            EngineProcess::spawn(&spec).map_err(|e| EngineFailure::new(FailureKind::Crash, e.to_string()))?;
+        let mut process = spawn(&spec)?;
         let started = process.started();
         process
             .send(&Command::Uci.to_string())
@@ -242,11 +351,13 @@ impl UciEngine {
             offered,
             startup: Duration::ZERO,
             games: 0,
+            violations: OutputLog::default(),
         };
         for (name, value) in &spec.options {
             engine.send(&Command::SetOption(SetOption::new(name, Some(value))).to_string())?;
         }
-        engine.sync(cancel)?;
+        // Banners and complaints about options are no violation.
+        engine.sync(cancel, false)?;
         engine.startup = started.elapsed();
         Ok(engine)
     }
@@ -292,23 +403,53 @@ impl UciEngine {
         self.games
     }
 
+    /// Lines of output dropped since the start because the arena's queue
+    /// was full (see [`EngineProcess::dropped_lines`]).
+    #[must_use]
+    pub fn dropped_lines(&self) -> u64 {
+        self.process.dropped_lines()
+    }
+
+    /// The protocol violations since the last call (lines written between
+    /// a `bestmove` and the `readyok` before the next search), and the
+    /// lines dropped since.
+    pub fn take_violations(&mut self) -> Violations {
+        self.violations.take(&self.process)
+    }
+
     fn send(&mut self, text: &str) -> Result<(), EngineFailure> {
         self.process
             .send(text)
             .map_err(|e| write_failure(&mut self.process, &e))
     }
 
-    /// Sends `isready` and waits for `readyok`, dropping anything before.
-    fn sync(&mut self, cancel: Option<&Receiver<()>>) -> Result<(), Interrupted> {
+    /// Sends `isready` and waits for `readyok`, dropping anything before
+    /// (counted as violations if `violations`).
+    fn sync(&mut self, cancel: Option<&Receiver<()>>, violations: bool) -> Result<(), Interrupted> {
         self.send(&Command::IsReady.to_string())?;
-        let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+        let allowance = Allowance {
+            time: HANDSHAKE_TIMEOUT,
+            on_timeout: FailureKind::Stall,
+        };
+        self.wait_ready(Instant::now(), allowance, cancel, violations)
+    }
+
+    /// Waits for the `readyok` of an `isready` sent at `sent`; lines
+    /// before it are the answers to no question.
+    fn wait_ready(
+        &mut self,
+        sent: Instant,
+        allowance: Allowance,
+        cancel: Option<&Receiver<()>>,
+        violations: bool,
+    ) -> Result<(), Interrupted> {
         loop {
-            let line = self
-                .process
-                .recv(deadline, cancel)
-                .map_err(|e| read_failure(&mut self.process, e, "readyok", FailureKind::Stall))?;
+            let (line, _) = read_answer(&mut self.process, sent, allowance, cancel, "readyok")?;
             if line.text.as_deref().map(str::trim) == Some("readyok") {
                 return Ok(());
+            }
+            if violations {
+                self.violations.seen.add(line.text.as_deref());
             }
         }
     }
@@ -335,14 +476,17 @@ impl UciEngine {
     /// As for [`UciEngine::start`].
     pub fn new_game(&mut self, cancel: Option<&Receiver<()>>) -> Result<(), Interrupted> {
         self.games += 1;
-        self.process.discard_pending();
         self.send(&Command::UciNewGame.to_string())?;
-        self.sync(cancel)
+        // A fresh process has answered nothing yet; a reused one must
+        // have written nothing since its last `bestmove`.
+        self.sync(cancel, self.games > 1)
     }
 
-    /// Sends the position and `go`, and waits for `bestmove` within the
-    /// allowance. `info` and unknown lines are skipped (the last score is
-    /// kept); a `bestmove` line that does not parse is a malformed move.
+    /// Sends `isready`, the position and `go` in one write, waits for
+    /// `readyok` (what comes before is a violation, never the answer), then
+    /// for `bestmove` within the allowance. Unknown lines are skipped; the
+    /// score is that of the last `info` line; a `bestmove` line that does
+    /// not parse is a malformed move.
     ///
     /// # Errors
     /// The failure, or `Cancelled`.
@@ -357,58 +501,28 @@ impl UciEngine {
             start: StartPosition::StartPos,
             moves: moves.to_vec(),
         };
-        let request = format!("{position}\n{}", Command::Go(limits));
+        let request = format!("{}\n{position}\n{}", Command::IsReady, Command::Go(limits));
         self.send(&request)?;
         let sent = Instant::now();
-        let deadline = sent + allowance.time;
-        let mut score = None;
+        self.wait_ready(sent, allowance, cancel, true)?;
         loop {
-            let line = self
-                .process
-                .recv(deadline, cancel)
-                .map_err(|e| read_failure(&mut self.process, e, "bestmove", allowance.on_timeout))?;
-            let elapsed = line.at.saturating_duration_since(sent);
-            if elapsed > allowance.time {
-                return Err(read_failure(
-                    &mut self.process,
-                    ReadError::Timeout,
-                    "bestmove",
-                    allowance.on_timeout,
-                ));
-            }
+            let (line, elapsed) = read_answer(&mut self.process, sent, allowance, cancel, "bestmove")?;
             let Some(text) = line.text else { continue };
-            let first = text.split_ascii_whitespace().next();
-            if first == Some("info") {
-                if let Ok(EngineMessage::Info(info)) = text.parse::<EngineMessage>()
-                    && let Some(s) = info.score
-                {
-                    let text = s.to_string();
-                    score = Some(text.strip_prefix("score ").unwrap_or(&text).to_owned());
-                }
-                continue;
-            }
-            if first != Some("bestmove") {
+            if text.split_ascii_whitespace().next() != Some("bestmove") {
                 continue;
             }
             return match text.parse::<EngineMessage>() {
                 Ok(EngineMessage::BestMove(Some(best))) => Ok(Answer {
                     text: best.best.to_string(),
                     elapsed,
-                    score,
+                    score: line.score,
                 }),
                 Ok(EngineMessage::BestMove(None)) => Err(EngineFailure {
                     stderr: self.process.stderr_tail(),
                     ..EngineFailure::new(FailureKind::IllegalMove, "bestmove (none) in an unfinished game")
                 }
                 .into()),
-                Ok(_) | Err(_) => Err(EngineFailure {
-                    stderr: self.process.stderr_tail(),
-                    ..EngineFailure::new(
-                        FailureKind::MalformedMove,
-                        format!("unreadable answer {:?}", clip(&text)),
-                    )
-                }
-                .into()),
+                Ok(_) | Err(_) => Err(malformed(&self.process, &text)),
             };
         }
     }
@@ -458,6 +572,7 @@ fn clip(text: &str) -> String {
 pub struct CodeCupEngine {
     process: EngineProcess,
     startup: Duration,
+    violations: OutputLog,
 }
 
 impl CodeCupEngine {
@@ -466,14 +581,29 @@ impl CodeCupEngine {
     /// # Errors
     /// A crash when it cannot be started or written to.
     pub fn start(spec: &EngineSpec) -> Result<Self, EngineFailure> {
-        let mut process =
-            EngineProcess::spawn(spec).map_err(|e| EngineFailure::new(FailureKind::Crash, e.to_string()))?;
+        let mut process = spawn(spec)?;
         if !spec.initstr.is_empty() {
             let init = spec.initstr.join("\n");
             process.send(&init).map_err(|e| write_failure(&mut process, &e))?;
         }
         let startup = process.started().elapsed();
-        Ok(Self { process, startup })
+        Ok(Self {
+            process,
+            startup,
+            violations: OutputLog::default(),
+        })
+    }
+
+    /// Lines of output dropped because the arena's queue was full.
+    #[must_use]
+    pub fn dropped_lines(&self) -> u64 {
+        self.process.dropped_lines()
+    }
+
+    /// The protocol violations since the last call (lines written between
+    /// an answer and the next turn), and the lines dropped since.
+    pub fn take_violations(&mut self) -> Violations {
+        self.violations.take(&self.process)
     }
 
     /// From spawning to the engine being ready for `Start`.
@@ -493,24 +623,17 @@ impl CodeCupEngine {
         allowance: Allowance,
         cancel: Option<&Receiver<()>>,
     ) -> Result<Answer, Interrupted> {
+        // The referee protocol has no ping: what came since the last
+        // answer can only be set aside before the next question.
+        while let Some(line) = self.process.try_recv() {
+            self.violations.seen.add(line.text.as_deref());
+        }
         let message = last.map_or(RefereeMessage::Start, RefereeMessage::Move);
         self.process
             .send(&message.to_string())
             .map_err(|e| write_failure(&mut self.process, &e))?;
         let sent = Instant::now();
-        let line = self
-            .process
-            .recv(sent + allowance.time, cancel)
-            .map_err(|e| read_failure(&mut self.process, e, "a move", allowance.on_timeout))?;
-        let elapsed = line.at.saturating_duration_since(sent);
-        if elapsed > allowance.time {
-            return Err(read_failure(
-                &mut self.process,
-                ReadError::Timeout,
-                "a move",
-                allowance.on_timeout,
-            ));
-        }
+        let (line, elapsed) = read_answer(&mut self.process, sent, allowance, cancel, "a move")?;
         let text = line.text.unwrap_or_default();
         match text.parse::<PlayerMessage>() {
             Ok(PlayerMessage(mv)) => Ok(Answer {
@@ -518,14 +641,7 @@ impl CodeCupEngine {
                 elapsed,
                 score: None,
             }),
-            Err(_) => Err(EngineFailure {
-                stderr: self.process.stderr_tail(),
-                ..EngineFailure::new(
-                    FailureKind::MalformedMove,
-                    format!("unreadable answer {:?}", clip(&text)),
-                )
-            }
-            .into()),
+            Err(_) => Err(malformed(&self.process, &text)),
         }
     }
 
@@ -560,6 +676,24 @@ impl Player {
                 Ok(Self::Uci(engine))
             }
             Proto::Codecup => Ok(Self::CodeCup(CodeCupEngine::start(&spec)?)),
+        }
+    }
+
+    /// Lines of output the engine's process dropped so far because the
+    /// arena's queue was full.
+    #[must_use]
+    pub fn dropped_lines(&self) -> u64 {
+        match self {
+            Self::Uci(e) => e.dropped_lines(),
+            Self::CodeCup(e) => e.dropped_lines(),
+        }
+    }
+
+    /// The protocol violations since the last call.
+    pub fn take_violations(&mut self) -> Violations {
+        match self {
+            Self::Uci(e) => e.take_violations(),
+            Self::CodeCup(e) => e.take_violations(),
         }
     }
 

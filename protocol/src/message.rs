@@ -592,14 +592,11 @@ fn parse_bestmove(t: &Tokens<'_>) -> Result<Option<BestMove>, ParseError> {
         return Ok(None);
     }
     let best = parse_move(t, 1)?;
+    // What follows `ponder` is a hint the arena never needs: some engines
+    // write `ponder (none)` or nothing, which must not void the move.
     let ponder = match t.get(2) {
         None => None,
-        Some("ponder") => {
-            t.require(3, "a move after `ponder`")?;
-            let ponder = parse_move(t, 3)?;
-            t.expect_end(4)?;
-            Some(ponder)
-        }
+        Some("ponder") => parse_move(t, 3).ok().filter(|_| t.get(4).is_none()),
         Some(other) => return Err(unexpected(2, other, "`ponder` or end of line")),
     };
     Ok(Some(BestMove { best, ponder }))
@@ -829,6 +826,23 @@ mod tests {
     }
 
     #[test]
+    fn what_follows_ponder_never_voids_the_move() {
+        for line in [
+            "bestmove a3c4 ponder (none)",
+            "bestmove a3c4 ponder",
+            "bestmove a3c4 ponder x y",
+        ] {
+            match parse(line) {
+                Ok(EngineMessage::BestMove(Some(best))) => {
+                    assert_eq!(best.best.to_string(), "a3c4", "{line}");
+                    assert_eq!(best.ponder, None, "{line}");
+                }
+                other => panic!("{line}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
     fn info_helpers_read_and_write_strings() {
         let over = Info::game_over("1-0");
         assert_eq!(over.to_string(), "info string gameover 1-0");
@@ -926,7 +940,6 @@ mod tests {
                 "bestmove 0000",
                 "bad move `0000` at token 1: expected 16 setup letters, a drop like `Df8` or `D@f8`, or two squares like `b5d3`",
             ),
-            ("bestmove a3c4 ponder", "missing a move after `ponder` at token 3"),
             (
                 "bestmove (none) ponder a3c4",
                 "unexpected `ponder` at token 2, expected end of line",

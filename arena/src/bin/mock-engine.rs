@@ -14,12 +14,16 @@
 //! | `none` | answers `bestmove (none)` |
 //! | `slow` | from then on waits `--delay-ms` (default 100) before each answer |
 //! | `mute` | never answers `uci` (N is ignored) |
+//! | `flood` | first prints `--flood-mb` MB (default 300) of short lines, `info string` and unknown ones in turn |
+//! | `twice` | from then on prints each `bestmove` twice, the second `--delay-ms` after the first |
+//! | `ponder-none` | from then on answers `bestmove MOVE ponder (none)` |
 //!
 //! Settings come from arguments (`--mode M --after N --delay-ms D --seed
-//! S`), from the environment (`MOCK_MODE`, `MOCK_AFTER`, `MOCK_DELAY_MS`,
-//! `MOCK_SEED`), or in UCI mode from options (`Mode`, `After`, `DelayMs`,
-//! `Seed`); later sources override earlier ones. `--delay-ms` in any mode
-//! but `slow` delays every answer.
+//! S --flood-mb F`), from the environment (`MOCK_MODE`, `MOCK_AFTER`,
+//! `MOCK_DELAY_MS`, `MOCK_SEED`, `MOCK_FLOOD_MB`), or in UCI mode from
+//! options (`Mode`, `After`, `DelayMs`, `Seed`, `FloodMb`); later sources
+//! override earlier ones. `--delay-ms` in any mode but `slow` and `twice`
+//! delays every answer.
 
 use std::io::{self, Write};
 use std::time::Duration;
@@ -40,6 +44,9 @@ enum Mode {
     NoMove,
     Slow,
     Mute,
+    Flood,
+    Twice,
+    PonderNone,
 }
 
 impl Mode {
@@ -54,6 +61,9 @@ impl Mode {
             "none" => Self::NoMove,
             "slow" => Self::Slow,
             "mute" => Self::Mute,
+            "flood" => Self::Flood,
+            "twice" => Self::Twice,
+            "ponder-none" => Self::PonderNone,
             _ => return None,
         })
     }
@@ -64,6 +74,7 @@ struct Mock {
     after: u64,
     delay: Option<Duration>,
     seed: u64,
+    flood_mb: u64,
     searches: u64,
     rng: StdRng,
     pos: Position,
@@ -85,6 +96,7 @@ impl Mock {
             }
             "after" => self.after = value.parse().unwrap_or(self.after),
             "delayms" | "delay-ms" => self.delay = value.parse().ok().map(Duration::from_millis),
+            "floodmb" | "flood-mb" => self.flood_mb = value.parse().unwrap_or(self.flood_mb),
             "seed" => {
                 self.seed = value.parse().unwrap_or(self.seed);
                 self.rng = StdRng::seed_from_u64(self.seed);
@@ -132,6 +144,8 @@ impl Mock {
         let triggered = self.searches == self.after;
         if self.mode == Mode::Slow && self.searches >= self.after {
             std::thread::sleep(self.delay.unwrap_or(Duration::from_millis(100)));
+        } else if self.mode == Mode::Twice {
+            // The delay separates the two copies of the answer.
         } else if let Some(delay) = self.delay {
             std::thread::sleep(delay);
         }
@@ -149,13 +163,41 @@ impl Mock {
                     return Answer::Text("bestmove zz99!".to_owned());
                 }
                 Mode::NoMove => return Answer::None,
-                Mode::Random | Mode::Slow | Mode::Mute => {}
+                Mode::Flood => self.flood(),
+                Mode::Random | Mode::Slow | Mode::Mute | Mode::Twice | Mode::PonderNone => {}
             }
         }
         match self.random_move() {
             Some(mv) => Answer::Move(mv),
             None => Answer::None,
         }
+    }
+
+    /// Prints `flood_mb` MB of short lines, `info string` and unknown
+    /// ones in turn, as fast as the pipe takes them.
+    fn flood(&mut self) {
+        let mut chunk = Vec::with_capacity(1 << 16);
+        let mut written = 0u64;
+        let mut n = 0u64;
+        while written < self.flood_mb << 20 {
+            chunk.clear();
+            while chunk.len() < (1 << 16) - 64 {
+                n += 1;
+                let prefix = if n.is_multiple_of(2) { "info string " } else { "" };
+                let _ = writeln!(chunk, "{prefix}flood {n}");
+            }
+            if self.out.write_all(&chunk).is_err() {
+                return;
+            }
+            written += chunk.len() as u64;
+        }
+        let _ = self.out.flush();
+    }
+
+    /// Whether this search's answer is to misbehave in a mode that lasts
+    /// from the N-th search on.
+    fn misbehaves_as(&self, mode: Mode) -> bool {
+        self.mode == mode && self.searches >= self.after
     }
 
     fn play(&mut self, text: &str) -> bool {
@@ -181,6 +223,7 @@ fn settings_from_args(mock: &mut Mock) {
         ("after", "MOCK_AFTER"),
         ("delay-ms", "MOCK_DELAY_MS"),
         ("seed", "MOCK_SEED"),
+        ("flood-mb", "MOCK_FLOOD_MB"),
     ] {
         if let Ok(value) = std::env::var(var) {
             mock.set(key, &value);
@@ -210,6 +253,7 @@ fn uci(mock: &mut Mock, first: &str, lines: &mut impl Iterator<Item = String>) {
                 mock.say("option name DelayMs type spin default 0 min 0 max 1000000");
                 mock.say("option name Seed type spin default 1 min 0 max 1000000000");
                 mock.say("option name Hash type spin default 1 min 1 max 1024");
+                mock.say("option name FloodMb type spin default 300 min 0 max 100000");
                 mock.say("uciok");
             }
             Command::IsReady => mock.say("readyok"),
@@ -236,7 +280,17 @@ fn uci(mock: &mut Mock, first: &str, lines: &mut impl Iterator<Item = String>) {
             Command::Go(_) => match mock.answer() {
                 Answer::Move(mv) => {
                     mock.say("info depth 1 score cp 0 nodes 1");
-                    mock.say(&format!("bestmove {mv}"));
+                    if mock.misbehaves_as(Mode::PonderNone) {
+                        mock.say(&format!("bestmove {mv} ponder (none)"));
+                    } else {
+                        mock.say(&format!("bestmove {mv}"));
+                    }
+                    if mock.misbehaves_as(Mode::Twice) {
+                        if let Some(delay) = mock.delay {
+                            std::thread::sleep(delay);
+                        }
+                        mock.say(&format!("bestmove {mv}"));
+                    }
                 }
                 Answer::Text(text) => mock.say(&text),
                 Answer::None => {
@@ -287,6 +341,7 @@ fn main() {
         after: 1,
         delay: None,
         seed: 1,
+        flood_mb: 300,
         searches: 0,
         rng: StdRng::seed_from_u64(1),
         pos: Position::new(),

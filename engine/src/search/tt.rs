@@ -11,8 +11,13 @@
 //! never an illegal move. Replacement prefers, in order: the same key, an
 //! empty slot, then the slot with the least depth, counting entries from
 //! older searches as shallower.
+//!
+//! The memory comes zeroed from the allocator (`calloc`: fresh pages from
+//! the system, touched only as the search uses them), so even a table of
+//! gigabytes is ready at once; a new game clears it, on every core, only
+//! if something was stored since it was last empty.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// What a stored score means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,33 +47,46 @@ use crate::rules::Move;
 
 const BUCKET: usize = 4;
 
-/// Four entries, each `[key ^ data, data]`, on one cache line.
-#[derive(Debug, Default)]
-#[repr(align(64))]
-struct Bucket([[AtomicU64; 2]; BUCKET]);
+/// Words of a bucket: four entries of two words, one cache line.
+const BUCKET_WORDS: usize = 2 * BUCKET;
 
-impl Bucket {
+/// One bucket: four entries, each `[key ^ data, data]`, on one cache line.
+#[derive(Clone, Copy)]
+struct Bucket<'a>(&'a [AtomicU64]);
+
+impl Bucket<'_> {
     /// The entry `i` as `(key, data)`; data 0 is an empty slot.
     #[inline]
-    fn read(&self, i: usize) -> (u64, u64) {
-        let data = self.0[i][1].load(Ordering::Relaxed);
-        let check = self.0[i][0].load(Ordering::Relaxed);
+    fn read(self, i: usize) -> (u64, u64) {
+        let data = self.0[2 * i + 1].load(Ordering::Relaxed);
+        let check = self.0[2 * i].load(Ordering::Relaxed);
         (check ^ data, data)
     }
 
     #[inline]
-    fn write(&self, i: usize, key: u64, data: u64) {
-        self.0[i][0].store(key ^ data, Ordering::Relaxed);
-        self.0[i][1].store(data, Ordering::Relaxed);
+    fn write(self, i: usize, key: u64, data: u64) {
+        self.0[2 * i].store(key ^ data, Ordering::Relaxed);
+        self.0[2 * i + 1].store(data, Ordering::Relaxed);
     }
 }
+
+/// Tables up to this many words are cleared on the caller's thread.
+const SERIAL_CLEAR_WORDS: usize = 1 << 18;
 
 /// The table. Its size is set in MB; [`Table::clear`] empties it. Probes
 /// and stores take `&self`, so that threads can share it.
 #[derive(Debug)]
 pub struct Table {
-    buckets: Vec<Bucket>,
+    /// The entries as words, zeroed by the allocator; bucket `b` is
+    /// `words[first + 8 * b..][..8]`, with `first` chosen so that buckets
+    /// start on cache lines (the allocator only promises 16 bytes: asking
+    /// it for more would make it zero the memory by hand).
+    words: Box<[AtomicU64]>,
+    first: usize,
+    buckets: usize,
     age: u8,
+    /// Whether anything may have been stored since the table was empty.
+    dirty: AtomicBool,
 }
 
 /// Why the table could not be resized.
@@ -131,12 +149,25 @@ impl Table {
     /// [`TableError::TooLarge`] when `mb` exceeds the machine's memory.
     pub fn new(mb: usize) -> Result<Table, TableError> {
         Table::check(mb)?;
-        let count = (mb.saturating_mul(1 << 20) / size_of::<Bucket>()).max(1);
-        // All-zero buckets are empty.
+        let line = BUCKET_WORDS * size_of::<AtomicU64>();
+        let buckets = (mb.saturating_mul(1 << 20) / line).max(1);
+        // All-zero words are empty entries.
+        let words: Box<[AtomicU64]> = bytemuck::zeroed_slice_box(buckets * BUCKET_WORDS + BUCKET_WORDS - 1);
+        let first = (words.as_ptr().addr().wrapping_neg() % line) / size_of::<AtomicU64>();
         Ok(Table {
-            buckets: std::iter::repeat_with(Bucket::default).take(count).collect(),
+            words,
+            first,
+            buckets,
             age: 0,
+            dirty: AtomicBool::new(false),
         })
+    }
+
+    /// The bucket at `index` (below `self.buckets`).
+    #[inline]
+    fn bucket(&self, index: usize) -> Option<Bucket<'_>> {
+        let start = self.first + index * BUCKET_WORDS;
+        self.words.get(start..start + BUCKET_WORDS).map(Bucket)
     }
 
     /// Whether a table of `mb` MB fits in memory.
@@ -155,10 +186,22 @@ impl Table {
 
     /// Forgets everything (a new game).
     pub fn clear(&mut self) {
-        for bucket in &mut self.buckets {
-            *bucket = Bucket::default();
-        }
         self.age = 0;
+        if !std::mem::replace(self.dirty.get_mut(), false) {
+            return;
+        }
+        let zero = |part: &mut [AtomicU64]| part.iter_mut().for_each(|w| *w.get_mut() = 0);
+        let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        if threads == 1 || self.words.len() <= SERIAL_CLEAR_WORDS {
+            zero(&mut self.words);
+            return;
+        }
+        let chunk = self.words.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            for part in self.words.chunks_mut(chunk) {
+                scope.spawn(move || zero(part));
+            }
+        });
     }
 
     /// Marks the start of a new search: older entries give way first.
@@ -168,13 +211,13 @@ impl Table {
 
     #[inline]
     fn index(&self, key: u64) -> usize {
-        ((key as u128 * self.buckets.len() as u128) >> 64) as usize
+        ((key as u128 * self.buckets as u128) >> 64) as usize
     }
 
     /// The entry stored for `key`, if any.
     #[inline]
     pub fn probe(&self, key: u64) -> Option<Hit> {
-        let bucket = self.buckets.get(self.index(key))?;
+        let bucket = self.bucket(self.index(key))?;
         (0..BUCKET).find_map(|i| match bucket.read(i) {
             (k, data) if k == key && data != 0 => unpack(data),
             _ => None,
@@ -186,9 +229,12 @@ impl Table {
     /// it is exact, but its move is kept.
     pub fn store(&self, key: u64, mv: Option<Move>, score: i32, depth: i32, bound: Bound) {
         let age = self.age;
-        let Some(bucket) = self.buckets.get(self.index(key)) else {
+        let Some(bucket) = self.bucket(self.index(key)) else {
             return;
         };
+        if !self.dirty.load(Ordering::Relaxed) {
+            self.dirty.store(true, Ordering::Relaxed);
+        }
         let entries: [(u64, u64); BUCKET] = std::array::from_fn(|i| bucket.read(i));
         let same = entries.iter().position(|&(k, data)| k == key && data != 0);
         let slot = match same {
@@ -230,12 +276,12 @@ impl Table {
     /// The share of entries used by the current search, in permill (from
     /// the first thousand entries).
     pub fn hashfull(&self) -> u32 {
-        let sample = self.buckets.len().min(250);
+        let sample = self.buckets.min(250);
         if sample == 0 {
             return 0;
         }
-        let used: usize = self.buckets[..sample]
-            .iter()
+        let used: usize = (0..sample)
+            .filter_map(|b| self.bucket(b))
             .map(|b| {
                 (0..BUCKET)
                     .filter(|&i| {
@@ -257,7 +303,12 @@ mod tests {
     #[test]
     fn entries_round_trip() {
         let mut table = Table::new(1).unwrap();
-        assert_eq!(size_of::<Bucket>(), 64);
+        assert_eq!(BUCKET_WORDS * size_of::<AtomicU64>(), 64);
+        assert_eq!(
+            table.bucket(0).unwrap().0.as_ptr().addr() % 64,
+            0,
+            "buckets on cache lines"
+        );
         let mv = Move::Drop {
             role: Role::Knight,
             to: Square::ALL[37],
@@ -283,6 +334,23 @@ mod tests {
         assert_eq!((hit.mv, hit.depth, hit.score), (Some(other), 7, -999_123));
         table.clear();
         assert_eq!(table.probe(0xdead_beef), None);
+    }
+
+    #[test]
+    fn a_large_table_is_cleared_on_every_core() {
+        // More than a serial clear's words, so the parallel path runs.
+        let mut table = Table::new(8).unwrap();
+        assert!(table.words.len() > SERIAL_CLEAR_WORDS);
+        let keys: Vec<u64> = (0..4000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+        for &key in &keys {
+            table.store(key, None, 1, 3, Bound::Exact);
+        }
+        assert!(keys.iter().all(|&k| table.probe(k).is_some()));
+        table.clear();
+        assert!(keys.iter().all(|&k| table.probe(k).is_none()));
+        assert!(table.words.iter().all(|w| w.load(Ordering::Relaxed) == 0));
+        // Nothing stored since: the next clear has nothing to do.
+        assert!(!*table.dirty.get_mut());
     }
 
     #[test]
