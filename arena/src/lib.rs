@@ -27,6 +27,7 @@
 mod bench;
 mod config;
 mod events;
+mod files;
 mod game;
 mod openings;
 mod player;
@@ -42,12 +43,13 @@ mod tune;
 
 pub use bench::{BenchFigures, BenchSettings, bench};
 pub use config::{
-    ConfigError, FileConfig, Mode, OpeningsConfig, RunConfig, SELFTEST_WEAKENING, SetupChoice, SprtModel, SprtSettings,
-    build_engines, selftest_config,
+    ConfigError, ELO_MODELS, Mode, OpeningsConfig, Pairs, RunConfig, RunSettings, SELFTEST_WEAKENING, SetupChoice,
+    SprtSettings, TuneSettings, build_engines, from_pairs, key_value, openings_of, parse_elo_model, selftest_config,
 };
 pub use events::EventLog;
+pub use files::write_atomic;
 pub use game::{GameOutcome, MoveEvent, play_game};
-pub use openings::{Opening, OpeningSource, OpeningsError, Order, parse_openings, read_openings, splitmix64};
+pub use openings::{Opening, OpeningSource, OpeningsError, Order, parse_openings, read_openings, write_openings};
 pub use player::{
     Allowance, Answer, CodeCupEngine, EngineFailure, FailureKind, HANDSHAKE_TIMEOUT, Interrupted, Player, QUIT_GRACE,
     UciEngine,

@@ -21,8 +21,9 @@ use thiserror::Error;
 
 use crate::config::{ConfigError, RunConfig};
 use crate::events::EventLog;
+use crate::files::write_json;
 use crate::game::MoveEvent;
-use crate::openings::{Opening, OpeningsError, read_openings};
+use crate::openings::{Opening, OpeningsError, read_openings, write_openings};
 use crate::player::{CodeCupEngine, EngineFailure, Interrupted, UciEngine};
 use crate::pool::{GamePool, PoolResult};
 use crate::schedule::Schedule;
@@ -221,8 +222,7 @@ pub fn run(mut config: RunConfig, out: &Path, observer: Arc<dyn RunObserver>) ->
         Some(o) => {
             let list = read_openings(&o.file)?;
             let copy = out.join(OPENINGS_FILE);
-            let text: String = list.iter().map(|x| x.to_line() + "\n").collect();
-            std::fs::write(&copy, text).map_err(io_error(&copy))?;
+            write_openings(&copy, &list).map_err(io_error(&copy))?;
             o.file = copy;
             Some(list)
         }
@@ -233,12 +233,8 @@ pub fn run(mut config: RunConfig, out: &Path, observer: Arc<dyn RunObserver>) ->
     for spec in &config.engines {
         probe_engine(spec)?;
     }
-    let saved = serde_json::to_string_pretty(&config).map_err(|e| RunError::SavedConfig {
-        path: out.join(CONFIG_FILE),
-        reason: e.to_string(),
-    })?;
     let path = out.join(CONFIG_FILE);
-    std::fs::write(&path, saved + "\n").map_err(io_error(&path))?;
+    write_json(&path, &config).map_err(io_error(&path))?;
     execute(&config, openings, &out, observer, false)
 }
 
@@ -331,17 +327,10 @@ impl GameObserver for Relay {
     }
 }
 
-/// Writes `summary.json` through a temporary file, so a reader never sees
-/// half of it.
+/// Writes `summary.json` atomically, so a reader never sees half of it.
 fn write_summary(out: &Path, summary: &Summary) -> Result<(), RunError> {
     let path = out.join(SUMMARY_FILE);
-    let tmp = out.join("summary.json.tmp");
-    let text = serde_json::to_string_pretty(summary).map_err(|e| RunError::SavedConfig {
-        path: path.clone(),
-        reason: e.to_string(),
-    })?;
-    std::fs::write(&tmp, text + "\n").map_err(io_error(&tmp))?;
-    std::fs::rename(&tmp, &path).map_err(io_error(&path))
+    write_json(&path, summary).map_err(io_error(&path))
 }
 
 fn execute(

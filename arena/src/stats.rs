@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use anyhow::{Context, bail};
-use clap::{ArgGroup, Args, ValueEnum};
+use clap::{ArgGroup, Args};
 use results::{
     Decision, EloModel, Estimates, MatchTally, Pentanomial, Sprt, SprtConfig, SprtStatus, Tally, Trinomial,
     read_record_files,
@@ -57,30 +57,19 @@ pub struct StatsArgs {
     pub beta: f64,
 
     /// The Elo scale of ELO0 and ELO1.
-    #[arg(long, value_enum, default_value_t = ModelArg::Normalized)]
-    pub model: ModelArg,
+    #[arg(long, default_value = "normalized", value_parser = model_parser())]
+    pub model: EloModel,
 
     /// Print one JSON object instead of the text report.
     #[arg(long)]
     pub json: bool,
 }
 
-/// The `--model` values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ModelArg {
-    /// Normalized Elo (fishtest's default): bounds independent of draws.
-    Normalized,
-    /// Logistic Elo: bounds on the expected score.
-    Logistic,
-}
-
-impl From<ModelArg> for EloModel {
-    fn from(model: ModelArg) -> Self {
-        match model {
-            ModelArg::Normalized => EloModel::Normalized,
-            ModelArg::Logistic => EloModel::Logistic,
-        }
-    }
+/// `--model`: the names of [`arena::ELO_MODELS`], listed in the help.
+fn model_parser() -> impl clap::builder::TypedValueParser<Value = EloModel> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(arena::ELO_MODELS.map(EloModel::name))
+        .try_map(|name: String| arena::parse_elo_model(&name))
 }
 
 /// Parses exactly `N` comma-separated counts.
@@ -160,7 +149,7 @@ pub fn run(args: &StatsArgs) -> anyhow::Result<()> {
         elo1: args.elo1,
         alpha: args.alpha,
         beta: args.beta,
-        model: args.model.into(),
+        model: args.model,
     })
     .context("invalid SPRT design")?;
     let input = gather(args)?;

@@ -24,8 +24,9 @@ use serde::{Deserialize, Serialize};
 use spsa::{HistoryRow, HistoryWriter, Param, Pentanomial, Trial, TrialId, Tuner};
 use thiserror::Error;
 
-use crate::config::OpeningsConfig;
-use crate::openings::{OpeningSource, OpeningsError, read_openings};
+use crate::config::{ConfigError, OpeningsConfig, TuneSettings, build_engines, openings_of};
+use crate::files::{write_atomic, write_json};
+use crate::openings::{OpeningSource, OpeningsError, read_openings, write_openings};
 use crate::player::{EngineFailure, HANDSHAKE_TIMEOUT, QUIT_GRACE};
 use crate::pool::{GamePool, PoolResult};
 use crate::process::EngineProcess;
@@ -64,6 +65,46 @@ pub struct TuneConfig {
 }
 
 impl TuneConfig {
+    /// The checked settings of `arena tune` (without `--params`, which
+    /// the binary reads).
+    ///
+    /// # Errors
+    /// [`TuneError::Invalid`] without an engine, [`TuneError::Config`] for a
+    /// bad engine or bad openings, and as for [`TuneConfig::validate`].
+    pub fn new(settings: &TuneSettings) -> Result<Self, TuneError> {
+        if settings.engine.is_empty() {
+            return Err(TuneError::Invalid(
+                "give the engine to tune with --engine cmd=PATH ...".to_owned(),
+            ));
+        }
+        let config = Self {
+            engine: build_engines(&settings.each, std::slice::from_ref(&settings.engine))?.remove(0),
+            games: settings.games.unwrap_or(20_000),
+            concurrency: settings.concurrency.unwrap_or(1),
+            openings: settings.openings.as_deref().map(openings_of).transpose()?,
+            seed: settings.seed.unwrap_or(1),
+            pairs_per_trial: settings.pairs_per_trial.unwrap_or(2),
+        };
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks that the settings fit together.
+    ///
+    /// # Errors
+    /// [`TuneError::Invalid`] saying what does not fit.
+    pub fn validate(&self) -> Result<(), TuneError> {
+        if self.concurrency == 0 {
+            return Err(TuneError::Invalid("--concurrency must be at least 1".to_owned()));
+        }
+        if self.engine.proto != Proto::Uci {
+            return Err(TuneError::Invalid(
+                "only UCI engines can be tuned: the options are set with setoption".to_owned(),
+            ));
+        }
+        Ok(())
+    }
+
     /// The plus engine's name.
     #[must_use]
     pub fn plus_name(&self) -> String {
@@ -131,6 +172,9 @@ pub enum TuneError {
     /// Bad settings.
     #[error("{0}")]
     Invalid(String),
+    /// Settings that do not read (the engine, the openings).
+    #[error(transparent)]
+    Config(#[from] ConfigError),
     /// A new run into a directory that holds one.
     #[error("{0} already holds a tuning run: continue it with --resume, or choose another --out")]
     Exists(PathBuf),
@@ -277,14 +321,6 @@ fn absolutize(config: &mut TuneConfig, base: &Path) {
     }
 }
 
-fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), TuneError> {
-    let text = serde_json::to_string_pretty(value).map_err(|e| TuneError::Saved {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    })?;
-    spsa::write_atomic(path, (text + "\n").as_bytes()).map_err(io_error(path))
-}
-
 /// Reads the settings saved in a tuning run's directory.
 ///
 /// # Errors
@@ -297,18 +333,6 @@ pub fn saved_tune_config(out: &Path) -> Result<TuneConfig, TuneError> {
         path,
         reason: e.to_string(),
     })
-}
-
-fn validate(config: &TuneConfig) -> Result<(), TuneError> {
-    if config.concurrency == 0 {
-        return Err(TuneError::Invalid("--concurrency must be at least 1".to_owned()));
-    }
-    if config.engine.proto != Proto::Uci {
-        return Err(TuneError::Invalid(
-            "only UCI engines can be tuned: the options are set with setoption".to_owned(),
-        ));
-    }
-    Ok(())
 }
 
 /// Starts a tuning run of `params` in `out` (created if missing; refused if
@@ -325,7 +349,7 @@ pub fn start_tune(
     out: &Path,
     observer: Arc<dyn TuneObserver>,
 ) -> Result<TuneReport, TuneError> {
-    validate(&config)?;
+    config.validate()?;
     let cwd = std::env::current_dir().map_err(io_error(Path::new(".")))?;
     absolutize(&mut config, &cwd);
     let out = if out.is_relative() {
@@ -352,8 +376,7 @@ pub fn start_tune(
     if let Some(o) = &mut config.openings {
         let list = read_openings(&o.file)?;
         let copy = out.join(crate::runner::OPENINGS_FILE);
-        let text: String = list.iter().map(|x| x.to_line() + "\n").collect();
-        std::fs::write(&copy, text).map_err(io_error(&copy))?;
+        write_openings(&copy, &list).map_err(io_error(&copy))?;
         o.file = copy;
     }
     let state_path = out.join(STATE_FILE);
@@ -367,7 +390,8 @@ pub fn start_tune(
     let first = tuner.history_row();
     history.append(&first).map_err(io_error(&history_path))?;
     // The settings go last: a directory with tune.json is a run to resume.
-    write_json(&out.join(TUNE_FILE), &config)?;
+    let tune_path = out.join(TUNE_FILE);
+    write_json(&tune_path, &config).map_err(io_error(&tune_path))?;
     execute(config, tuner, history, vec![first], &out, observer, false)
 }
 
@@ -385,7 +409,7 @@ pub fn resume_tune(
     if let Some(n) = concurrency {
         config.concurrency = n;
     }
-    validate(&config)?;
+    config.validate()?;
     let state_path = out.join(STATE_FILE);
     let tuner = Tuner::load(&state_path).map_err(|source| TuneError::State {
         path: state_path.clone(),
@@ -446,7 +470,7 @@ impl Files<'_> {
     fn traces(&self, tuner: &Tuner) -> Result<(), TuneError> {
         let path = self.out.join(TRACES_FILE);
         let svg = spsa::traces_svg(tuner.params(), &self.rows);
-        spsa::write_atomic(&path, svg.as_bytes()).map_err(io_error(&path))
+        write_atomic(&path, svg.as_bytes()).map_err(io_error(&path))
     }
 }
 

@@ -1,0 +1,54 @@
+//! Writing a whole file so that a reader, a crash or a `kill -9` never
+//! sees half of it: every file the arena rewrites (`config.json`,
+//! `summary.json`, `tune.json`, `traces.svg`, the openings copy, books)
+//! goes through [`write_atomic`], which writes a temporary file next to
+//! the target, syncs it, renames it over the target and syncs the
+//! directory (the `atomic-write-file` crate does the steps).
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use atomic_write_file::AtomicWriteFile;
+
+/// Replaces `path` with `bytes`, atomically and durably: after a crash the
+/// file holds either its old or its new contents, never a mix.
+///
+/// # Errors
+/// When the temporary file cannot be created, written, synced or renamed.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = AtomicWriteFile::open(path)?;
+    file.write_all(bytes)?;
+    file.commit()
+}
+
+/// Replaces `path` with `value` as pretty JSON and a final line end, as
+/// [`write_atomic`] does.
+///
+/// # Errors
+/// As for [`write_atomic`], and when `value` cannot be serialized.
+pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> io::Result<()> {
+    let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
+    write_atomic(path, (text + "\n").as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_replaced_whole_and_no_temporary_is_left() {
+        let dir = std::env::temp_dir().join(format!("arena-files-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("summary.json");
+        write_atomic(&path, b"old\n").unwrap();
+        write_atomic(&path, b"new\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["summary.json"]);
+        assert!(write_atomic(&dir.join("missing/x"), b"x").is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
