@@ -39,6 +39,7 @@ mod schedule;
 mod score;
 mod slot;
 mod spec;
+mod traces;
 mod tune;
 
 pub use bench::{BenchFigures, BenchSettings, bench};
@@ -54,9 +55,9 @@ pub use player::{
     Allowance, Answer, CodeCupEngine, EngineFailure, FailureKind, HANDSHAKE_TIMEOUT, Interrupted, Player, QUIT_GRACE,
     UciEngine,
 };
-pub use pool::{GamePool, PoolResult};
+pub use pool::{Feed, GamePool, PoolResult, play_fed};
 pub use process::{EngineLine, EngineProcess, ReadError, SpawnError};
-pub use report::{players_text, standings_text};
+pub use report::{Layout, ResultsBlock, players_text, results_text, standings_text};
 pub use runner::{
     CONFIG_FILE, EVENTS_FILE, EngineInfo, GAMES_FILE, OPENINGS_FILE, Quiet, RunEnd, RunError, RunObserver, RunReport,
     SUMMARY_FILE, probe_engine, resume, run, saved_config,
@@ -65,6 +66,7 @@ pub use schedule::Schedule;
 pub use score::{PairingScore, PlayerRow, Scoreboard, Standings, Summary, status_of};
 pub use slot::{FinishedGame, FinishedPair, GameJob, GameObserver, GameSlot, NoObserver, PairCollector};
 pub use spec::{CODECUP_BUDGET_MS, DEFAULT_STALLTIME_MS, EngineSpec, Limits, Proto, SpecError, TimeControl};
+pub use traces::traces_svg;
 pub use tune::{
     HISTORY_FILE, QuietTune, STATE_FILE, TRACES_FILE, TUNE_FILE, TuneConfig, TuneError, TuneObserver, TuneReport,
     engine_params, resume_tune, saved_tune_config, start_tune,

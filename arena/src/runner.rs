@@ -1,5 +1,5 @@
-//! A whole run in an output directory: the schedule played on a
-//! [`GamePool`], every finished game written to `games.csv` before it is
+//! A whole run in an output directory: the schedule fed to a
+//! [`crate::GamePool`] by [`play_fed`], every finished game written to `games.csv` before it is
 //! counted, events to `events.jsonl`, the SPRT checked after each complete
 //! pair, and `summary.json` rewritten at each report and at the end.
 //!
@@ -25,10 +25,10 @@ use crate::files::write_json;
 use crate::game::MoveEvent;
 use crate::openings::{Opening, OpeningsError, read_openings, write_openings};
 use crate::player::{CodeCupEngine, EngineFailure, Interrupted, UciEngine};
-use crate::pool::{GamePool, PoolResult};
+use crate::pool::{Feed, play_fed};
 use crate::schedule::Schedule;
 use crate::score::{Scoreboard, Standings, Summary, status_of};
-use crate::slot::{GameJob, GameObserver};
+use crate::slot::{FinishedGame, GameJob, GameObserver};
 use crate::spec::{EngineSpec, Proto};
 
 /// The files of a run directory.
@@ -333,6 +333,70 @@ fn write_summary(out: &Path, summary: &Summary) -> Result<(), RunError> {
     write_json(&path, summary).map_err(io_error(&path))
 }
 
+/// The scheduled games not yet recorded, fed to the pool; each finished
+/// game is written, counted, logged, checked by the SPRT and reported.
+struct RunFeed<'a> {
+    schedule: &'a Schedule,
+    todo: std::vec::IntoIter<u64>,
+    writer: RecordWriter<std::fs::File>,
+    board: Scoreboard,
+    events: &'a EventLog,
+    observer: &'a dyn RunObserver,
+    sprt: Option<&'a Sprt>,
+    report_every: u64,
+    out: &'a Path,
+    played: u64,
+    end: RunEnd,
+}
+
+impl Feed for RunFeed<'_> {
+    type Error = RunError;
+
+    fn next_job(&mut self) -> Result<Option<GameJob>, RunError> {
+        Ok(self.todo.next().and_then(|id| self.schedule.job(id)))
+    }
+
+    fn finished(&mut self, game: FinishedGame) -> Result<bool, RunError> {
+        let record = game.to_record();
+        self.writer.write(&record)?;
+        self.played += 1;
+        let total = self.schedule.len();
+        let completed_pair = self.board.add(&record);
+        self.events.write(
+            "game-finished",
+            json!({
+                "game": record.game, "pair": record.pair, "result": record.result.as_str(),
+                "termination": record.termination.as_str(), "plies": record.plies,
+                "red": record.red, "blue": record.blue, "red_ms": record.red_ms, "blue_ms": record.blue_ms,
+            }),
+        );
+        let standings = self.board.standings(total, self.sprt);
+        self.observer.game_finished(&record, &standings);
+        if completed_pair && let Some((_, status)) = standings.sprt {
+            let t = standings.main.trinomial;
+            self.events.write(
+                "sprt",
+                json!({
+                    "games": t.wins + t.draws + t.losses, "pairs": standings.main.pentanomial.pairs(),
+                    "llr": status.llr, "lower_bound": status.lower_bound, "upper_bound": status.upper_bound,
+                    "decision": status.decision.name(),
+                }),
+            );
+            if status.decision != Decision::Continue {
+                self.end = RunEnd::Sprt(status.decision);
+                return Ok(false);
+            }
+        }
+        let games = self.board.games();
+        if games.is_multiple_of(self.report_every) && games < total {
+            let summary = Summary::new(&self.board, &standings, false);
+            write_summary(self.out, &summary)?;
+            self.observer.report(&standings, &summary);
+        }
+        Ok(true)
+    }
+}
+
 fn execute(
     config: &RunConfig,
     openings: Option<Vec<Opening>>,
@@ -375,7 +439,7 @@ fn execute(
     };
 
     let events = Arc::new(EventLog::open(&out.join(EVENTS_FILE)).map_err(io_error(&out.join(EVENTS_FILE)))?);
-    let mut writer = RecordWriter::append(&games_path)?;
+    let writer = RecordWriter::append(&games_path)?;
     let standings = board.standings(total, sprt.as_ref());
     events.write(
         if resumed { "run-resumed" } else { "run-started" },
@@ -383,9 +447,23 @@ fn execute(
     );
     observer.run_started(&standings, resumed);
 
-    let mut end = decided(&board).map_or(RunEnd::Complete, RunEnd::Sprt);
-    let mut played = 0;
-    let mut todo = (0..total).filter(|id| !done.contains(id));
+    let end = decided(&board).map_or(RunEnd::Complete, RunEnd::Sprt);
+    let mut feed = RunFeed {
+        schedule: &schedule,
+        todo: (0..total)
+            .filter(|id| !done.contains(id))
+            .collect::<Vec<_>>()
+            .into_iter(),
+        writer,
+        board,
+        events: &events,
+        observer: &*observer,
+        sprt: sprt.as_ref(),
+        report_every: config.report_every,
+        out,
+        played: 0,
+        end,
+    };
     if end == RunEnd::Complete && done.len() as u64 != total {
         if resumed {
             for spec in schedule.engines() {
@@ -396,78 +474,9 @@ fn execute(
             events: Arc::clone(&events),
             observer: Arc::clone(&observer),
         });
-        let mut pool = GamePool::new(config.concurrency, relay);
-        let mut in_flight = 0usize;
-        let queue = config.concurrency * 2;
-        let mut stopping = false;
-        let mut failure = None;
-        while in_flight < queue {
-            let Some(job) = todo.next().and_then(|id| schedule.job(id)) else {
-                break;
-            };
-            if pool.submit(job) {
-                in_flight += 1;
-            }
-        }
-        while in_flight > 0 {
-            let Ok(result) = pool.results().recv() else { break };
-            in_flight -= 1;
-            let PoolResult::Finished(game) = result else { continue };
-            if stopping {
-                continue;
-            }
-            let record = game.to_record();
-            if let Err(e) = writer.write(&record) {
-                failure = Some(e);
-                stopping = true;
-                pool.cancel();
-                continue;
-            }
-            played += 1;
-            let completed_pair = board.add(&record);
-            events.write(
-                "game-finished",
-                json!({
-                    "game": record.game, "pair": record.pair, "result": record.result.as_str(),
-                    "termination": record.termination.as_str(), "plies": record.plies,
-                    "red": record.red, "blue": record.blue, "red_ms": record.red_ms, "blue_ms": record.blue_ms,
-                }),
-            );
-            let standings = board.standings(total, sprt.as_ref());
-            observer.game_finished(&record, &standings);
-            if completed_pair && let Some((_, status)) = standings.sprt {
-                let p = standings.main.pentanomial;
-                events.write(
-                        "sprt",
-                        json!({
-                            "games": standings.main.trinomial.wins + standings.main.trinomial.draws + standings.main.trinomial.losses,
-                            "pairs": p.pairs(), "llr": status.llr, "lower_bound": status.lower_bound,
-                            "upper_bound": status.upper_bound, "decision": status.decision.name(),
-                        }),
-                    );
-                if status.decision != Decision::Continue {
-                    end = RunEnd::Sprt(status.decision);
-                    stopping = true;
-                    pool.cancel();
-                    continue;
-                }
-            }
-            if board.games().is_multiple_of(config.report_every) && board.games() < total {
-                let summary = Summary::new(&board, &standings, false);
-                write_summary(out, &summary)?;
-                observer.report(&standings, &summary);
-            }
-            if let Some(job) = todo.next().and_then(|id| schedule.job(id))
-                && pool.submit(job)
-            {
-                in_flight += 1;
-            }
-        }
-        pool.shutdown();
-        if let Some(e) = failure {
-            return Err(e.into());
-        }
+        play_fed(config.concurrency, relay, &mut feed)?;
     }
+    let RunFeed { board, played, end, .. } = feed;
 
     let standings = board.standings(total, sprt.as_ref());
     let finished = end != RunEnd::Complete || board.games() == total;

@@ -4,16 +4,13 @@
 //! object. All the statistics come from the `results` crate; this module
 //! only gathers the input and prints.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::str::FromStr;
 
 use anyhow::{Context, bail};
+use arena::{Layout, ResultsBlock, results_text};
 use clap::{ArgGroup, Args};
-use results::{
-    Decision, EloModel, Estimates, MatchTally, Pentanomial, Sprt, SprtConfig, SprtStatus, Tally, Trinomial,
-    read_record_files,
-};
+use results::{EloModel, MatchTally, Pentanomial, Sprt, SprtConfig, Tally, Trinomial, read_record_files};
 use serde::Serialize;
 
 /// Arguments of `arena stats`.
@@ -179,7 +176,18 @@ pub fn run(args: &StatsArgs) -> anyhow::Result<()> {
         };
         println!("{}", serde_json::to_string(&report)?);
     } else {
-        print!("{}", text_report(&input, &estimates, &sprt, &status));
+        println!(
+            "{}",
+            results_text(&ResultsBlock {
+                title: &input.title,
+                estimates: &estimates,
+                trinomial: input.trinomial,
+                pentanomial: input.pentanomial,
+                sprt: Some((sprt.config(), status)),
+                failures: None,
+                layout: Layout::Stats,
+            })
+        );
     }
     Ok(())
 }
@@ -239,72 +247,6 @@ fn list_paths(paths: &[PathBuf]) -> String {
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// The report in fastchess's layout.
-fn text_report(input: &Input, e: &Estimates, sprt: &Sprt, status: &SprtStatus) -> String {
-    let rule = "-".repeat(50);
-    let mut out = String::new();
-    let config = sprt.config();
-    // Writing to a String cannot fail.
-    let _ = writeln!(out, "{rule}");
-    let _ = writeln!(out, "Results of {}:", input.title);
-    let _ = writeln!(
-        out,
-        "Elo: {:.2} +/- {:.2}, nElo: {:.2} +/- {:.2}",
-        e.elo, e.elo_ci95, e.nelo, e.nelo_ci95
-    );
-    let _ = writeln!(
-        out,
-        "LOS: {:.2} %, DrawRatio: {:.2} %, Score: {:.2} %",
-        e.los * 100.0,
-        e.draw_ratio * 100.0,
-        e.score * 100.0
-    );
-    match input.trinomial {
-        Some(t) => {
-            let _ = writeln!(
-                out,
-                "Games: {}, Wins: {}, Losses: {}, Draws: {}",
-                t.games(),
-                t.wins,
-                t.losses,
-                t.draws
-            );
-        }
-        None => {
-            let _ = writeln!(out, "Games: {}", e.games);
-        }
-    }
-    if let Some(p) = input.pentanomial {
-        let _ = writeln!(
-            out,
-            "Ptnml(0-2): [{}, {}, {}, {}, {}], Pairs: {}",
-            p.ll,
-            p.ld,
-            p.dd,
-            p.wd,
-            p.ww,
-            p.pairs()
-        );
-    }
-    let verdict = match status.decision {
-        Decision::Continue => "continue",
-        Decision::AcceptH0 => "H0 accepted",
-        Decision::AcceptH1 => "H1 accepted",
-    };
-    let _ = writeln!(
-        out,
-        "LLR: {:.2} ({:.2}, {:.2}) [{:.2}, {:.2}] {}: {verdict}",
-        status.llr,
-        status.lower_bound,
-        status.upper_bound,
-        config.elo0,
-        config.elo1,
-        config.model.name()
-    );
-    let _ = writeln!(out, "{rule}");
-    out
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! SPSA tuning runs in an output directory, the library side of
 //! `arena tune`: the `spsa` crate's [`Tuner`] asks for trials, and each
-//! trial's game pairs are played on a [`GamePool`] between the engine set to
+//! trial's game pairs are fed by [`play_fed`] to a pool of game slots, between the engine set to
 //! the trial's plus values and the same engine set to its minus values (one
 //! `setoption` per parameter, re-sent only when it changes since engines
 //! are reused). A game an engine loses by failing is still a result; a pair
@@ -28,11 +28,12 @@ use crate::config::{ConfigError, OpeningsConfig, TuneSettings, build_engines, op
 use crate::files::{write_atomic, write_json};
 use crate::openings::{OpeningSource, OpeningsError, read_openings, write_openings};
 use crate::player::{EngineFailure, HANDSHAKE_TIMEOUT, QUIT_GRACE};
-use crate::pool::{GamePool, PoolResult};
+use crate::pool::{Feed, play_fed};
 use crate::process::EngineProcess;
 use crate::runner::{RunError, probe_engine};
-use crate::slot::{GameJob, GameObserver, PairCollector};
+use crate::slot::{FinishedGame, GameJob, GameObserver, PairCollector};
 use crate::spec::{EngineSpec, Proto};
+use crate::traces::traces_svg;
 
 /// The settings of a tuning run, saved in the run directory.
 pub const TUNE_FILE: &str = "tune.json";
@@ -40,7 +41,7 @@ pub const TUNE_FILE: &str = "tune.json";
 pub const STATE_FILE: &str = "state.json";
 /// One row per update: games so far and every parameter's value.
 pub const HISTORY_FILE: &str = "history.csv";
-/// The parameter traces, normalized to their ranges.
+/// The parameter traces, normalized to their ranges (see [`traces_svg`]).
 pub const TRACES_FILE: &str = "traces.svg";
 
 /// Everything a tuning run needs besides its parameters (which the state
@@ -189,7 +190,7 @@ pub enum TuneError {
         /// What the system said.
         source: std::io::Error,
     },
-    /// The saved settings do not parse.
+    /// The saved settings do not parse, or the traces cannot be drawn.
     #[error("{path}: {reason}")]
     Saved {
         /// The file.
@@ -469,14 +470,104 @@ impl Files<'_> {
 
     fn traces(&self, tuner: &Tuner) -> Result<(), TuneError> {
         let path = self.out.join(TRACES_FILE);
-        let svg = spsa::traces_svg(tuner.params(), &self.rows);
+        let svg = traces_svg(tuner.params(), &self.rows).map_err(|reason| TuneError::Saved {
+            path: path.clone(),
+            reason,
+        })?;
         write_atomic(&path, svg.as_bytes()).map_err(io_error(&path))
+    }
+}
+
+/// The trials of a run, fed to the pool: the tuner's pending trials first,
+/// then new ones as it asks; each finished pair goes to its trial, and a
+/// trial whose pairs are all in is told and the files are rewritten.
+struct TuneFeed<'a> {
+    config: &'a TuneConfig,
+    tuner: Tuner,
+    openings: OpeningSource,
+    queue: VecDeque<GameJob>,
+    running: HashMap<TrialId, Running>,
+    collector: PairCollector,
+    files: Files<'a>,
+    observer: &'a dyn TuneObserver,
+    played: u64,
+}
+
+impl TuneFeed<'_> {
+    /// Queues the games of `trial`: two per pair (plus engine Red, then
+    /// Blue) on the pair's opening.
+    fn enqueue(&mut self, trial: &Trial) {
+        let params = self.tuner.params();
+        let plus = Arc::new(self.config.engine_with(&self.config.plus_name(), params, &trial.plus));
+        let minus = Arc::new(self.config.engine_with(&self.config.minus_name(), params, &trial.minus));
+        let pairs_per_trial = u64::from(self.tuner.config().pairs_per_trial);
+        for j in 0..u64::from(trial.pairs) {
+            // Pairs are numbered from the trial's id, so a trial played again
+            // after a resume gets the same openings.
+            let pair = trial.id.0.saturating_mul(pairs_per_trial).saturating_add(j);
+            let opening = self.openings.opening(pair);
+            for (k, (red, blue)) in [(&plus, &minus), (&minus, &plus)].into_iter().enumerate() {
+                self.queue.push_back(GameJob {
+                    id: 2 * pair + k as u64,
+                    pair,
+                    round: trial.id.0,
+                    red: Arc::clone(red),
+                    blue: Arc::clone(blue),
+                    setups: Some((opening.red, opening.blue)),
+                });
+            }
+        }
+        self.running.insert(
+            trial.id,
+            Running {
+                left: trial.pairs,
+                result: Pentanomial::default(),
+            },
+        );
+    }
+}
+
+impl Feed for TuneFeed<'_> {
+    type Error = TuneError;
+
+    fn next_job(&mut self) -> Result<Option<GameJob>, TuneError> {
+        if self.queue.is_empty()
+            && let Some(trial) = self.tuner.ask()
+        {
+            self.enqueue(&trial);
+        }
+        Ok(self.queue.pop_front())
+    }
+
+    fn finished(&mut self, game: FinishedGame) -> Result<bool, TuneError> {
+        self.played += 1;
+        self.observer.game_finished(self.played);
+        let Some(pair) = self.collector.add(game) else {
+            return Ok(true);
+        };
+        let id = TrialId(pair.first.job.round);
+        let Some(trial) = self.running.get_mut(&id) else {
+            return Ok(true);
+        };
+        if let Some((a, b)) = pair.outcomes_for(&self.config.plus_name()) {
+            trial.result.record_pair(a, b);
+        }
+        trial.left = trial.left.saturating_sub(1);
+        if trial.left > 0 {
+            return Ok(true);
+        }
+        let result = trial.result;
+        self.running.remove(&id);
+        self.tuner.tell(id, result)?;
+        self.files.update(&self.tuner)?;
+        self.observer.updated(&self.tuner);
+        Ok(true)
     }
 }
 
 fn execute(
     config: TuneConfig,
-    mut tuner: Tuner,
+    tuner: Tuner,
     history: HistoryWriter,
     rows: Vec<HistoryRow>,
     out: &Path,
@@ -484,116 +575,36 @@ fn execute(
     resumed: bool,
 ) -> Result<TuneReport, TuneError> {
     let began = Instant::now();
-    let mut files = Files { out, history, rows };
+    let files = Files { out, history, rows };
     files.traces(&tuner)?;
     let openings = match &config.openings {
         Some(o) => OpeningSource::from_list(read_openings(&o.file)?, o.order, config.seed),
         None => OpeningSource::Random { seed: config.seed },
     };
-    let (plus_name, minus_name) = (config.plus_name(), config.minus_name());
-    let mut queue: VecDeque<GameJob> = VecDeque::new();
-    let mut running: HashMap<TrialId, Running> = HashMap::new();
-    let pairs_per_trial = u64::from(tuner.config().pairs_per_trial);
-    let games_of = |trial: &Trial, params: &[Param]| {
-        let mut jobs = Vec::new();
-        let plus = Arc::new(config.engine_with(&plus_name, params, &trial.plus));
-        let minus = Arc::new(config.engine_with(&minus_name, params, &trial.minus));
-        for j in 0..u64::from(trial.pairs) {
-            // Pairs are numbered from the trial's id, so a trial played again
-            // after a resume gets the same openings.
-            let pair = trial.id.0.saturating_mul(pairs_per_trial).saturating_add(j);
-            let opening = openings.opening(pair);
-            let setups = Some((opening.red, opening.blue));
-            for (k, (red, blue)) in [(&plus, &minus), (&minus, &plus)].into_iter().enumerate() {
-                jobs.push(GameJob {
-                    id: 2 * pair + k as u64,
-                    pair,
-                    round: trial.id.0,
-                    red: Arc::clone(red),
-                    blue: Arc::clone(blue),
-                    setups,
-                });
-            }
-        }
-        jobs
-    };
-    let enqueue = |trial: &Trial, params: &[Param], queue: &mut VecDeque<GameJob>, running: &mut HashMap<_, _>| {
-        queue.extend(games_of(trial, params));
-        running.insert(
-            trial.id,
-            Running {
-                left: trial.pairs,
-                result: Pentanomial::default(),
-            },
-        );
-    };
     let pending: Vec<Trial> = tuner.pending().cloned().collect();
+    let mut feed = TuneFeed {
+        config: &config,
+        tuner,
+        openings,
+        queue: VecDeque::new(),
+        running: HashMap::new(),
+        collector: PairCollector::new(),
+        files,
+        observer: &*observer,
+        played: 0,
+    };
     for trial in &pending {
-        enqueue(trial, tuner.params(), &mut queue, &mut running);
+        feed.enqueue(trial);
     }
-    observer.started(&tuner, resumed, pending.len());
-
-    let mut played = 0;
-    if !tuner.is_done() {
+    observer.started(&feed.tuner, resumed, pending.len());
+    if !feed.tuner.is_done() {
         if resumed {
-            let start: Vec<f64> = tuner.params().iter().map(|p| p.start).collect();
-            probe_engine(&config.engine_with(&plus_name, tuner.params(), &start))?;
+            let start: Vec<f64> = feed.tuner.params().iter().map(|p| p.start).collect();
+            probe_engine(&config.engine_with(&config.plus_name(), feed.tuner.params(), &start))?;
         }
-        let mut pool = GamePool::new(config.concurrency, Arc::new(Relay(Arc::clone(&observer))));
-        let limit = config.concurrency * 2;
-        let mut in_flight = 0usize;
-        let mut collector = PairCollector::new();
-        let mut failure = None;
-        loop {
-            while in_flight < limit {
-                if queue.is_empty() {
-                    match tuner.ask() {
-                        Some(trial) => enqueue(&trial, tuner.params(), &mut queue, &mut running),
-                        None => break,
-                    }
-                }
-                let Some(job) = queue.pop_front() else { break };
-                if !pool.submit(job) {
-                    break;
-                }
-                in_flight += 1;
-            }
-            if in_flight == 0 {
-                break;
-            }
-            let Ok(result) = pool.results().recv() else { break };
-            in_flight -= 1;
-            let PoolResult::Finished(game) = result else { continue };
-            played += 1;
-            observer.game_finished(played);
-            let Some(pair) = collector.add(*game) else { continue };
-            let id = TrialId(pair.first.job.round);
-            let Some(trial) = running.get_mut(&id) else { continue };
-            if let Some((a, b)) = pair.outcomes_for(&plus_name) {
-                trial.result.record_pair(a, b);
-            }
-            trial.left = trial.left.saturating_sub(1);
-            if trial.left > 0 {
-                continue;
-            }
-            let result = trial.result;
-            running.remove(&id);
-            let step = tuner
-                .tell(id, result)
-                .map_err(TuneError::from)
-                .and_then(|()| files.update(&tuner));
-            if let Err(e) = step {
-                failure = Some(e);
-                pool.cancel();
-                break;
-            }
-            observer.updated(&tuner);
-        }
-        pool.shutdown();
-        if let Some(e) = failure {
-            return Err(e);
-        }
+        play_fed(config.concurrency, Arc::new(Relay(Arc::clone(&observer))), &mut feed)?;
     }
+    let (tuner, played) = (feed.tuner, feed.played);
     Ok(TuneReport {
         tuner,
         config,
