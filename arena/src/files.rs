@@ -6,9 +6,56 @@
 //! directory (the `atomic-write-file` crate does the steps).
 
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use atomic_write_file::AtomicWriteFile;
+use thiserror::Error;
+
+/// Why a file of a run directory could not be used.
+#[derive(Debug, Error)]
+pub enum FileError {
+    /// It could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: io::Error,
+    },
+    /// It does not parse (a saved config), or cannot be made (a plot).
+    #[error("{path}: {reason}")]
+    Content {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// Turns an I/O error on `path` into a [`FileError`] (for `map_err`).
+pub fn io_error(path: &Path) -> impl FnOnce(io::Error) -> FileError + '_ {
+    move |source| FileError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Reads the JSON file `path` as a `T`; `missing` is the error when there
+/// is no such file.
+///
+/// # Errors
+/// `missing` when the file cannot be read, [`FileError::Content`] when it
+/// does not parse.
+pub fn read_json<T: serde::de::DeserializeOwned, E: From<FileError>>(path: &Path, missing: E) -> Result<T, E> {
+    let text = std::fs::read_to_string(path).map_err(|_| missing)?;
+    serde_json::from_str(&text).map_err(|e| {
+        FileError::Content {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        }
+        .into()
+    })
+}
 
 /// Replaces `path` with `bytes`, atomically and durably: after a crash the
 /// file holds either its old or its new contents, never a mix.

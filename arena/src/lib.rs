@@ -48,7 +48,7 @@ pub use config::{
     SprtSettings, TuneSettings, build_engines, from_pairs, key_value, openings_of, parse_elo_model, selftest_config,
 };
 pub use events::EventLog;
-pub use files::write_atomic;
+pub use files::{FileError, write_atomic, write_json};
 pub use game::{GameOutcome, MoveEvent, play_game};
 pub use openings::{Opening, OpeningSource, OpeningsError, Order, parse_openings, read_openings, write_openings};
 pub use player::{

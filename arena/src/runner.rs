@@ -21,7 +21,7 @@ use thiserror::Error;
 
 use crate::config::{ConfigError, RunConfig};
 use crate::events::EventLog;
-use crate::files::write_json;
+use crate::files::{FileError, io_error, read_json, write_json};
 use crate::game::MoveEvent;
 use crate::openings::{Opening, OpeningsError, read_openings, write_openings};
 use crate::player::{CodeCupEngine, EngineFailure, Interrupted, UciEngine};
@@ -97,22 +97,9 @@ pub enum RunError {
     /// `--resume` on a directory without a saved run.
     #[error("{0} holds no run to resume (no config.json)")]
     NoRun(PathBuf),
-    /// A file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What the system said.
-        source: std::io::Error,
-    },
-    /// The saved config does not parse.
-    #[error("{path}: {reason}")]
-    SavedConfig {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        reason: String,
-    },
+    /// A file of the run could not be read, written or parsed.
+    #[error(transparent)]
+    File(#[from] FileError),
     /// The openings file.
     #[error(transparent)]
     Openings(#[from] OpeningsError),
@@ -130,13 +117,6 @@ pub enum RunError {
         /// What went wrong.
         failure: String,
     },
-}
-
-fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
-    move |source| RunError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
 }
 
 /// What an engine said about itself when checked.
@@ -241,15 +221,10 @@ pub fn run(mut config: RunConfig, out: &Path, observer: Arc<dyn RunObserver>) ->
 /// Reads the config saved in a run directory.
 ///
 /// # Errors
-/// [`RunError::NoRun`] without one, [`RunError::SavedConfig`] when it does
+/// [`RunError::NoRun`] without one, [`FileError::Content`] when it does
 /// not parse.
 pub fn saved_config(out: &Path) -> Result<RunConfig, RunError> {
-    let path = out.join(CONFIG_FILE);
-    let text = std::fs::read_to_string(&path).map_err(|_| RunError::NoRun(out.to_path_buf()))?;
-    let config: RunConfig = serde_json::from_str(&text).map_err(|e| RunError::SavedConfig {
-        path: path.clone(),
-        reason: e.to_string(),
-    })?;
+    let config: RunConfig = read_json(&out.join(CONFIG_FILE), RunError::NoRun(out.to_path_buf()))?;
     config.validate()?;
     Ok(config)
 }
@@ -330,7 +305,7 @@ impl GameObserver for Relay {
 /// Writes `summary.json` atomically, so a reader never sees half of it.
 fn write_summary(out: &Path, summary: &Summary) -> Result<(), RunError> {
     let path = out.join(SUMMARY_FILE);
-    write_json(&path, summary).map_err(io_error(&path))
+    Ok(write_json(&path, summary).map_err(io_error(&path))?)
 }
 
 /// The scheduled games not yet recorded, fed to the pool; each finished

@@ -10,7 +10,7 @@ use std::str::FromStr;
 use anyhow::{Context, bail};
 use arena::{Layout, ResultsBlock, results_text};
 use clap::{ArgGroup, Args};
-use results::{EloModel, MatchTally, Pentanomial, Sprt, SprtConfig, Tally, Trinomial, read_record_files};
+use results::{EloModel, MatchTally, Pentanomial, RecordSet, Sprt, SprtConfig, Tally, Trinomial, read_record_files};
 use serde::Serialize;
 
 /// Arguments of `arena stats`.
@@ -33,7 +33,7 @@ pub struct StatsArgs {
     pub from: Vec<PathBuf>,
 
     /// With --from: the player whose results are counted [default: Red in
-    /// the first game read, i.e. a match's first engine].
+    /// the game with the lowest id, i.e. the run's first engine].
     #[arg(long, value_name = "NAME", conflicts_with_all = ["penta", "wdl"])]
     pub player: Option<String>,
 
@@ -211,7 +211,7 @@ fn gather(args: &StatsArgs) -> anyhow::Result<Input> {
     }
     let set = read_record_files(&args.from)?;
     let mut warnings: Vec<String> = set.damaged().map(|d| format!("{d} (row skipped)")).collect();
-    let player = match (&args.player, set.first_player()) {
+    let player = match (&args.player, first_engine(&set)) {
         (Some(name), _) => name.clone(),
         (None, Some(first)) => first.to_owned(),
         (None, None) => bail!("no complete game in {}", list_paths(&args.from)),
@@ -239,6 +239,14 @@ fn gather(args: &StatsArgs) -> anyhow::Result<Input> {
         pentanomial: Some(tally.pentanomial),
         warnings,
     })
+}
+
+/// The run's first engine: Red in the game with the lowest id (game 0 of
+/// an arena run gives Red to its first engine). Rows are in the order
+/// games finished, which a resumed run shuffles, so the first row will not
+/// do.
+fn first_engine(set: &RecordSet) -> Option<&str> {
+    set.records().min_by_key(|r| r.game).map(|r| r.red.as_str())
 }
 
 fn list_paths(paths: &[PathBuf]) -> String {

@@ -44,7 +44,7 @@ fn draw(svg: &mut String, params: &[Param], rows: &[HistoryRow]) -> Result<(), B
     let picked: Vec<&HistoryRow> = rows
         .iter()
         .step_by(step)
-        .chain(rows.last().filter(|_| (rows.len() - 1) % step != 0))
+        .chain(rows.last().filter(|_| !(rows.len() - 1).is_multiple_of(step)))
         .collect();
     for (i, param) in params.iter().enumerate() {
         let colour = Palette99::pick(i).to_rgba();

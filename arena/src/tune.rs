@@ -25,7 +25,7 @@ use spsa::{HistoryRow, HistoryWriter, Param, Pentanomial, Trial, TrialId, Tuner}
 use thiserror::Error;
 
 use crate::config::{ConfigError, OpeningsConfig, TuneSettings, build_engines, openings_of};
-use crate::files::{write_atomic, write_json};
+use crate::files::{FileError, io_error, read_json, write_atomic, write_json};
 use crate::openings::{OpeningSource, OpeningsError, read_openings, write_openings};
 use crate::player::{EngineFailure, HANDSHAKE_TIMEOUT, QUIT_GRACE};
 use crate::pool::{Feed, play_fed};
@@ -182,22 +182,9 @@ pub enum TuneError {
     /// `--resume` on a directory without a run.
     #[error("{0} holds no tuning run to resume (no tune.json)")]
     NoRun(PathBuf),
-    /// A file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What the system said.
-        source: std::io::Error,
-    },
-    /// The saved settings do not parse, or the traces cannot be drawn.
-    #[error("{path}: {reason}")]
-    Saved {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        reason: String,
-    },
+    /// A file of the run could not be read, written, parsed or drawn.
+    #[error(transparent)]
+    File(#[from] FileError),
     /// The engine failed to start, answer, or list its parameters.
     #[error("engine {engine}: {failure}")]
     Engine {
@@ -237,13 +224,6 @@ pub enum TuneError {
     /// The openings file.
     #[error(transparent)]
     Openings(#[from] OpeningsError),
-}
-
-fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> TuneError + '_ {
-    move |source| TuneError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
 }
 
 /// Asks an engine for its tunable parameters: `uci`, then `spsa` and
@@ -325,15 +305,10 @@ fn absolutize(config: &mut TuneConfig, base: &Path) {
 /// Reads the settings saved in a tuning run's directory.
 ///
 /// # Errors
-/// [`TuneError::NoRun`] without them, [`TuneError::Saved`] when they do
+/// [`TuneError::NoRun`] without them, [`FileError::Content`] when they do
 /// not parse.
 pub fn saved_tune_config(out: &Path) -> Result<TuneConfig, TuneError> {
-    let path = out.join(TUNE_FILE);
-    let text = std::fs::read_to_string(&path).map_err(|_| TuneError::NoRun(out.to_path_buf()))?;
-    serde_json::from_str(&text).map_err(|e| TuneError::Saved {
-        path,
-        reason: e.to_string(),
-    })
+    read_json(&out.join(TUNE_FILE), TuneError::NoRun(out.to_path_buf()))
 }
 
 /// Starts a tuning run of `params` in `out` (created if missing; refused if
@@ -470,11 +445,11 @@ impl Files<'_> {
 
     fn traces(&self, tuner: &Tuner) -> Result<(), TuneError> {
         let path = self.out.join(TRACES_FILE);
-        let svg = traces_svg(tuner.params(), &self.rows).map_err(|reason| TuneError::Saved {
+        let svg = traces_svg(tuner.params(), &self.rows).map_err(|reason| FileError::Content {
             path: path.clone(),
             reason,
         })?;
-        write_atomic(&path, svg.as_bytes()).map_err(io_error(&path))
+        Ok(write_atomic(&path, svg.as_bytes()).map_err(io_error(&path))?)
     }
 }
 
