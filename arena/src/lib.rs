@@ -8,13 +8,18 @@
 //! - [`UciEngine`], [`CodeCupEngine`]: the two protocols, client side.
 //! - [`play_game`]: one game between two started engines.
 //! - [`GameSlot`]: plays [`GameJob`]s one after another, reusing engines.
-//! - [`GamePool`]: N slots on worker threads.
+//! - [`GamePool`]: N slots on worker threads, fed by [`play_fed`] (the
+//!   one loop that keeps them busy) from a [`Feed`].
 //! - [`run`] / [`resume`]: a scheduled match, gauntlet or round robin in an
 //!   output directory, with SPRT, summaries and resume.
 //! - [`start_tune`] / [`resume_tune`]: an SPSA tuning run (`arena tune`).
 //!
-//! The tuner builds on [`GamePool`] (or a single [`GameSlot`] and its
-//! [`GameSlot::play_pair`]): it submits two [`GameJob`]s per pair (same
+//! The settings of each command are one type ([`RunSettings`],
+//! [`TuneSettings`]: flags and config-file keys), checked into the record
+//! of the run ([`RunConfig`], [`TuneConfig`]).
+//!
+//! The tuner builds on [`play_fed`] (or a single [`GameSlot`] and its
+//! [`GameSlot::play_pair`]): it feeds two [`GameJob`]s per pair (same
 //! `pair`, colours reversed, the same setups from an [`OpeningSource`])
 //! whose [`EngineSpec`]s carry a trial's option values, and a
 //! [`PairCollector`] turns the [`FinishedGame`]s, which come back in any
