@@ -3,7 +3,9 @@
 //! `summary.json`, `tune.json`, `traces.svg`, the openings copy, books)
 //! goes through [`write_atomic`], which writes a temporary file next to
 //! the target, syncs it, renames it over the target and syncs the
-//! directory (the `atomic-write-file` crate does the steps).
+//! directory (the `atomic-write-file` crate does the steps; on Linux its
+//! temporary file has no name until it is complete, so a kill mid-write
+//! leaves nothing behind but in the instant of the rename).
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};

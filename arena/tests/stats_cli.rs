@@ -4,9 +4,12 @@
 //! `results` writer (skipping and reporting a torn row), and bad input
 //! fails with a message and a non-zero exit code.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use common::STATS_KEYS;
 use results::{GameRecord, GameResult, RecordWriter, Tally, Termination, read_record_files};
 use serde_json::Value;
 
@@ -44,26 +47,12 @@ fn close(value: &Value, key: &str, expected: f64, tolerance: f64) {
     );
 }
 
-const KEYS: [&str; 11] = [
-    "games",
-    "pairs",
-    "elo",
-    "elo_ci95",
-    "nelo",
-    "nelo_ci95",
-    "los",
-    "llr",
-    "lower_bound",
-    "upper_bound",
-    "decision",
-];
-
 #[test]
 fn penta_json_has_fishtest_values_and_exactly_the_documented_keys() {
     let v = json(&["stats", "--penta", "10789,19328,33806,19402,10543", "--json"]);
     let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
     keys.sort_unstable();
-    let mut expected = KEYS.to_vec();
+    let mut expected = STATS_KEYS.to_vec();
     expected.sort_unstable();
     assert_eq!(keys, expected);
 
@@ -392,7 +381,7 @@ fn degenerate_counts_still_give_numbers() {
         ["stats", "--penta", "18446744073709551615,0,0,0,0", "--json"],
     ] {
         let v = json(&args);
-        for key in KEYS.iter().filter(|k| !matches!(**k, "decision" | "pairs")) {
+        for key in STATS_KEYS.iter().filter(|k| !matches!(**k, "decision" | "pairs")) {
             assert!(v[key].is_number(), "{args:?}: {key} is {}", v[key]);
         }
     }
