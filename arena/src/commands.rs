@@ -1,8 +1,8 @@
 //! The subcommands that play games: `arena match`, `arena gauntlet`,
 //! `arena roundrobin` (one set of flags, [`RunArgs`]), `arena bench`, and
-//! `arena` alone, the self-test SPRT of the workspace's own engine. Each
-//! flag is defined once here with its help text; the library does the
-//! work, and this module prints: indicatif progress bars on stderr (when
+//! `arena` alone, the self-test SPRT of the workspace's own engine. The
+//! flags are the library's [`RunSettings`]; the library does the work, and
+//! this module prints: indicatif progress bars on stderr (when
 //! it is a terminal) and fastchess-style summaries on stdout.
 
 use std::path::{Path, PathBuf};
@@ -11,163 +11,14 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
 use arena::{
-    BenchSettings, EngineFailure, EngineSpec, FileConfig, Mode, OpeningsConfig, RunConfig, RunEnd, RunObserver,
-    RunReport, SetupChoice, SprtSettings, Standings, Summary, build_engines, players_text, standings_text,
+    BenchSettings, EngineFailure, EngineSpec, Mode, RunConfig, RunEnd, RunObserver, RunReport, RunSettings, Standings,
+    Summary, key_value, players_text, standings_text,
 };
-use clap::{ArgAction, Args, ValueEnum};
+use clap::{ArgMatches, Args};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use results::GameRecord;
 
-/// The flags of `arena match`, `arena gauntlet` and `arena roundrobin`.
-#[derive(Debug, Default, Args)]
-pub struct RunArgs {
-    /// An engine: `cmd=PATH [name=N] [args="A B"] [option.NAME=VALUE]... [proto=uci|codecup] [initstr=TEXT]
-    /// [restart=on|off] [dir=DIR] [tc=BASE+INC] [movetime=MS] [nodes=N] [depth=N] [timemargin=MS]
-    /// [stalltime=MS]`. Repeat for each engine; in a gauntlet the first plays all others. `tc` is in seconds for
-    /// the whole game, setups included.
-    #[arg(long, value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Append)]
-    pub engine: Vec<String>,
-
-    /// The `--engine` tokens grouped by occurrence (clap's derive flattens
-    /// them); filled from the matches by [`RunArgs::group_engines`].
-    #[arg(skip)]
-    pub engines: Vec<Vec<String>>,
-
-    /// Engine keys applied to every engine (an engine's own keys win), e.g. `--each tc=10+0.1 option.Hash=16`.
-    #[arg(long, value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Append)]
-    pub each: Vec<String>,
-
-    /// Games per pairing and round; even, as each opening is played twice with colours reversed [default: 2].
-    #[arg(long)]
-    pub games: Option<u64>,
-
-    /// Rounds: each round plays --games games in every pairing [default: 1].
-    #[arg(long)]
-    pub rounds: Option<u64>,
-
-    /// Games played at the same time [default: 1].
-    #[arg(long)]
-    pub concurrency: Option<usize>,
-
-    /// Openings: `file=PATH [order=random|sequential]`; one `RED_SETUP BLUE_SETUP` pair per line, `#` comments.
-    /// Without it, random setup pairs drawn from the seed.
-    #[arg(long, value_name = "KEY=VALUE", num_args = 1..)]
-    pub openings: Vec<String>,
-
-    /// The seed of every random choice (openings, their order) [default: 1].
-    #[arg(long)]
-    pub seed: Option<u64>,
-
-    /// Stop at an SPRT decision: `[elo0=0] [elo1=5] [alpha=0.05] [beta=0.05] [model=normalized|logistic]`
-    /// (matches only).
-    #[arg(long, value_name = "KEY=VALUE", num_args = 0..)]
-    pub sprt: Option<Vec<String>>,
-
-    /// Without openings: `arena` imposes seeded random setups (pairs share them), or `engine` lets the engines
-    /// choose [default: arena].
-    #[arg(long, value_enum)]
-    pub setups: Option<SetupsArg>,
-
-    /// Print a summary every N games [default: 50].
-    #[arg(long, value_name = "N")]
-    pub report_every: Option<u64>,
-
-    /// A TOML file with the same settings (`games`, `concurrency`, `each = {...}`, `[[engine]]` tables,
-    /// `[sprt]`, `[openings]`, `out`, ...); flags given here override it.
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-
-    /// The output directory: games.csv, events.jsonl, summary.json, config.json [default:
-    /// arena-runs/<mode>-<unix time>].
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-
-    /// Continue the run saved in DIR (a killed or interrupted one); needs no other flag (--concurrency may
-    /// change).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["engine", "each", "games", "rounds", "openings", "seed", "sprt", "setups", "report_every", "config", "out"])]
-    pub resume: Option<PathBuf>,
-
-    /// No progress bars and no periodic summaries; only the final one.
-    #[arg(long)]
-    pub quiet: bool,
-}
-
-impl RunArgs {
-    /// Groups the `--engine` tokens by occurrence, from the subcommand's
-    /// matches.
-    pub fn group_engines(&mut self, matches: &clap::ArgMatches) {
-        self.engines = matches
-            .get_occurrences::<String>("engine")
-            .map(|occurrences| occurrences.map(|o| o.cloned().collect()).collect())
-            .unwrap_or_default();
-    }
-}
-
-/// The `--setups` values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SetupsArg {
-    /// The arena imposes seeded random setup pairs.
-    Arena,
-    /// The engines choose their setups.
-    Engine,
-}
-
-/// Splits `KEY=VALUE` tokens.
-fn pairs(tokens: &[String]) -> anyhow::Result<Vec<(String, String)>> {
-    tokens
-        .iter()
-        .map(|t| {
-            t.split_once('=')
-                .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                .with_context(|| format!("expected KEY=VALUE, got {t:?}"))
-        })
-        .collect()
-}
-
-/// The config of a new run: the file's settings, then the flags.
-fn build_config(mode: Mode, args: &RunArgs) -> anyhow::Result<(RunConfig, Option<PathBuf>)> {
-    let file = match &args.config {
-        Some(path) => FileConfig::read(path)?,
-        None => FileConfig::default(),
-    };
-    let mut each = file.each.clone();
-    each.extend(pairs(&args.each)?);
-    let mut engine_pairs = file.engines.clone();
-    for tokens in &args.engines {
-        engine_pairs.push(pairs(tokens)?);
-    }
-    let engines = build_engines(&each, &engine_pairs)?;
-    let defaults = RunConfig::default();
-    let openings = if args.openings.is_empty() {
-        file.openings.clone()
-    } else {
-        Some(OpeningsConfig::from_tokens(&args.openings)?)
-    };
-    let sprt = match &args.sprt {
-        Some(tokens) => Some(SprtSettings::from_tokens(tokens)?),
-        None => file.sprt,
-    };
-    let config = RunConfig {
-        mode,
-        engines,
-        games: args.games.or(file.games).unwrap_or(defaults.games),
-        rounds: args.rounds.or(file.rounds).unwrap_or(defaults.rounds),
-        concurrency: args.concurrency.or(file.concurrency).unwrap_or(defaults.concurrency),
-        openings,
-        setups: match args.setups {
-            Some(SetupsArg::Arena) => SetupChoice::Arena,
-            Some(SetupsArg::Engine) => SetupChoice::Engine,
-            None => file.setups.unwrap_or_default(),
-        },
-        seed: args.seed.or(file.seed).unwrap_or(defaults.seed),
-        sprt,
-        report_every: args.report_every.or(file.report_every).unwrap_or(defaults.report_every),
-    };
-    config.validate()?;
-    Ok((config, args.out.clone().or(file.out)))
-}
-
-fn default_out(name: &str) -> PathBuf {
+pub(crate) fn default_out(name: &str) -> PathBuf {
     let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     PathBuf::from("arena-runs").join(format!("{name}-{secs}"))
 }
@@ -311,11 +162,13 @@ fn print_final(report: &RunReport, config: &RunConfig, out: &Path) {
     }
 }
 
-/// Runs `arena match|gauntlet|roundrobin`.
+/// Runs `arena match|gauntlet|roundrobin` with the settings of the
+/// subcommand's `matches` (over those of its `--config` file).
 ///
 /// # Errors
 /// Bad settings, an engine that fails its check, unwritable files.
-pub fn run(mode: Mode, args: &RunArgs) -> anyhow::Result<()> {
+pub fn run(mode: Mode, matches: &ArgMatches) -> anyhow::Result<()> {
+    let args = RunSettings::from_matches(matches)?;
     if let Some(dir) = &args.resume {
         let mut config = arena::saved_config(dir)?;
         if let Some(n) = args.concurrency {
@@ -327,7 +180,7 @@ pub fn run(mode: Mode, args: &RunArgs) -> anyhow::Result<()> {
         print_final(&report?, &config, dir);
         return Ok(());
     }
-    let (config, out) = build_config(mode, args)?;
+    let (config, out) = args.to_config(mode)?;
     let out = out.unwrap_or_else(|| default_out(mode.name()));
     let progress = Arc::new(Progress::new(&config, args.quiet));
     if !args.quiet {
@@ -386,8 +239,8 @@ pub fn selftest(quiet: bool) -> anyhow::Result<()> {
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// The instant engine [default: the mock engine next to the arena, which answers at once].
-    #[arg(long, value_name = "KEY=VALUE", num_args = 1..)]
-    pub engine: Vec<String>,
+    #[arg(long, value_name = "KEY=VALUE", num_args = 1.., value_parser = key_value)]
+    pub engine: Vec<(String, String)>,
 
     /// Games per run.
     #[arg(long, default_value_t = 200)]
@@ -420,7 +273,7 @@ pub fn bench(args: &BenchArgs) -> anyhow::Result<()> {
             "depth=1".to_owned(),
         ])?
     } else {
-        EngineSpec::from_pairs(&pairs(&args.engine)?)?
+        EngineSpec::from_pairs(&args.engine)?
     };
     println!(
         "arena bench: {} games per run, {} runs, concurrency {}, engine {}",

@@ -1,13 +1,21 @@
-//! The settings of a run: who plays ([`EngineSpec`]s), in which format
-//! (match, gauntlet, round robin), how many games, openings, seed, SPRT and
-//! concurrency. A [`RunConfig`] is built from the command line and an
-//! optional TOML file with the same keys, checked once by
-//! [`RunConfig::validate`], and saved in the output directory as JSON so
-//! that `--resume DIR` needs nothing else.
+//! The settings of the commands that play games, each declared once.
+//! [`RunSettings`] is what a user writes for `arena match`, `gauntlet` and
+//! `roundrobin`: clap reads it from the command line and serde from a TOML
+//! `--config` file with the same keys (flags override the file). Checked by
+//! [`RunConfig::validate`], it becomes a [`RunConfig`], the record of the
+//! run saved as `config.json`, so that `--resume DIR` needs nothing else.
+//! [`TuneSettings`] does the same for `arena tune` (its record is
+//! [`crate::TuneConfig`]). Groups of `KEY=VALUE` tokens (an engine,
+//! `--each`, `--sprt`, `--openings`) are tables in the file; both become
+//! [`Pairs`], read by one parser each ([`EngineSpec::from_pairs`],
+//! [`from_pairs`]).
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use clap::{ArgAction, ArgMatches, Args, FromArgMatches, ValueEnum};
+use results::EloModel;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use thiserror::Error;
 
 use crate::openings::Order;
@@ -39,7 +47,7 @@ impl Mode {
 }
 
 /// Who chooses the setups when there is no openings file.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum SetupChoice {
     /// The arena draws a random setup pair from the seed for each game
@@ -54,26 +62,46 @@ pub enum SetupChoice {
 
 /// An openings file and the order to use it in.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct OpeningsConfig {
     /// The file.
     pub file: PathBuf,
-    /// The order.
+    /// The order (default sequential).
+    #[serde(default)]
     pub order: Order,
 }
 
-/// The SPRT model, as the command line names it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SprtModel {
-    /// Normalized Elo (fishtest's default).
-    #[default]
-    Normalized,
-    /// Logistic Elo.
-    Logistic,
+/// The SPRT models, for the command line's list of values.
+pub const ELO_MODELS: [EloModel; 2] = [EloModel::Normalized, EloModel::Logistic];
+
+/// Reads an SPRT model by its name (`normalized`, `logistic`).
+///
+/// # Errors
+/// A message listing the names, for any other text.
+pub fn parse_elo_model(text: &str) -> Result<EloModel, String> {
+    ELO_MODELS
+        .into_iter()
+        .find(|m| m.name() == text)
+        .ok_or_else(|| format!("unknown model {text:?}: expected normalized or logistic"))
+}
+
+/// `results::EloModel` in config files and records: its name.
+mod elo_model {
+    use super::{Deserialize, Deserializer, EloModel, Serializer};
+
+    pub fn serialize<S: Serializer>(model: &EloModel, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(model.name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<EloModel, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        super::parse_elo_model(&text).map_err(serde::de::Error::custom)
+    }
 }
 
 /// The design of an SPRT.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct SprtSettings {
     /// H0.
     pub elo0: f64,
@@ -84,7 +112,8 @@ pub struct SprtSettings {
     /// False-negative rate.
     pub beta: f64,
     /// The Elo scale.
-    pub model: SprtModel,
+    #[serde(with = "elo_model")]
+    pub model: EloModel,
 }
 
 impl Default for SprtSettings {
@@ -94,7 +123,7 @@ impl Default for SprtSettings {
             elo1: 5.0,
             alpha: 0.05,
             beta: 0.05,
-            model: SprtModel::Normalized,
+            model: EloModel::Normalized,
         }
     }
 }
@@ -108,88 +137,9 @@ impl SprtSettings {
             elo1: self.elo1,
             alpha: self.alpha,
             beta: self.beta,
-            model: match self.model {
-                SprtModel::Normalized => results::EloModel::Normalized,
-                SprtModel::Logistic => results::EloModel::Logistic,
-            },
+            model: self.model,
         }
     }
-
-    /// Parses `elo0=0 elo1=5 alpha=0.05 beta=0.05 model=normalized`
-    /// (missing keys keep their defaults).
-    ///
-    /// # Errors
-    /// [`ConfigError::Value`] for an unknown key or a bad value.
-    pub fn from_tokens<S: AsRef<str>>(tokens: &[S]) -> Result<Self, ConfigError> {
-        let mut sprt = Self::default();
-        for (key, value) in key_values("--sprt", tokens)? {
-            let number = || {
-                value
-                    .parse::<f64>()
-                    .map_err(|_| ConfigError::value("--sprt", &key, &value, "a number"))
-            };
-            match key.as_str() {
-                "elo0" => sprt.elo0 = number()?,
-                "elo1" => sprt.elo1 = number()?,
-                "alpha" => sprt.alpha = number()?,
-                "beta" => sprt.beta = number()?,
-                "model" => {
-                    sprt.model = match value.as_str() {
-                        "normalized" => SprtModel::Normalized,
-                        "logistic" => SprtModel::Logistic,
-                        _ => return Err(ConfigError::value("--sprt", &key, &value, "normalized or logistic")),
-                    }
-                }
-                _ => {
-                    return Err(ConfigError::value(
-                        "--sprt",
-                        &key,
-                        &value,
-                        "elo0, elo1, alpha, beta or model",
-                    ));
-                }
-            }
-        }
-        Ok(sprt)
-    }
-}
-
-impl OpeningsConfig {
-    /// Parses `file=PATH [order=random|sequential]`.
-    ///
-    /// # Errors
-    /// [`ConfigError::Value`] for an unknown key, a bad order or no file.
-    pub fn from_tokens<S: AsRef<str>>(tokens: &[S]) -> Result<Self, ConfigError> {
-        let mut file = None;
-        let mut order = Order::Sequential;
-        for (key, value) in key_values("--openings", tokens)? {
-            match key.as_str() {
-                "file" => file = Some(PathBuf::from(&value)),
-                "order" => {
-                    order = match value.as_str() {
-                        "random" => Order::Random,
-                        "sequential" => Order::Sequential,
-                        _ => return Err(ConfigError::value("--openings", &key, &value, "random or sequential")),
-                    }
-                }
-                _ => return Err(ConfigError::value("--openings", &key, &value, "file or order")),
-            }
-        }
-        let file = file.ok_or_else(|| ConfigError::value("--openings", "file", "", "file=PATH"))?;
-        Ok(Self { file, order })
-    }
-}
-
-fn key_values<S: AsRef<str>>(flag: &'static str, tokens: &[S]) -> Result<Vec<(String, String)>, ConfigError> {
-    tokens
-        .iter()
-        .map(|t| {
-            let t = t.as_ref();
-            t.split_once('=')
-                .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                .ok_or_else(|| ConfigError::value(flag, t, "", "KEY=VALUE"))
-        })
-        .collect()
 }
 
 /// Everything a run needs.
@@ -247,18 +197,18 @@ pub enum ConfigError {
         /// What is wrong.
         source: SpecError,
     },
-    /// A bad value of a flag.
-    #[error("{flag} {key}={value}: expected {expected}")]
-    Value {
-        /// The flag or config key.
+    /// A group of `KEY=VALUE` settings (`--sprt`, `--openings`) that does
+    /// not read.
+    #[error("{flag}: {reason}")]
+    Pairs {
+        /// The flag, which is also the config file's table.
         flag: &'static str,
-        /// The key.
-        key: String,
-        /// The value.
-        value: String,
-        /// What was expected.
-        expected: &'static str,
+        /// What is wrong.
+        reason: String,
     },
+    /// The command line does not fit the settings.
+    #[error(transparent)]
+    Args(#[from] clap::Error),
     /// Settings that do not fit together.
     #[error("{0}")]
     Invalid(String),
@@ -270,17 +220,6 @@ pub enum ConfigError {
         /// What is wrong.
         reason: String,
     },
-}
-
-impl ConfigError {
-    fn value(flag: &'static str, key: &str, value: &str, expected: &'static str) -> Self {
-        Self::Value {
-            flag,
-            key: key.to_owned(),
-            value: value.to_owned(),
-            expected,
-        }
-    }
 }
 
 impl RunConfig {
@@ -410,7 +349,7 @@ pub fn selftest_config(leaper: &Path) -> Result<RunConfig, ConfigError> {
             elo1: 40.0,
             alpha: 0.05,
             beta: 0.05,
-            model: SprtModel::Logistic,
+            model: EloModel::Logistic,
         }),
         report_every: 20,
         ..RunConfig::default()
@@ -419,84 +358,51 @@ pub fn selftest_config(leaper: &Path) -> Result<RunConfig, ConfigError> {
     Ok(config)
 }
 
-/// The settings a TOML config file may hold: the command line's flags,
-/// with engines as tables of the `--engine` keys.
+/// A group of `KEY=VALUE` settings, in the order given: the tokens of a
+/// flag, or a table of a config file. (clap's derive reads a field's type
+/// as written, so the settings spell it out.)
+pub type Pairs = Vec<(String, String)>;
+
+/// Splits one `KEY=VALUE` token (clap's parser for the token flags).
 ///
-/// ```toml
-/// games = 200
-/// concurrency = 2
-/// each = { tc = "10+0.1", "option.Hash" = 16 }
-/// [[engine]]
-/// cmd = "target/release/leaper"
-/// name = "new"
-/// [[engine]]
-/// cmd = "leaper-base"
-/// name = "base"
-/// [sprt]
-/// elo0 = 0
-/// elo1 = 5
-/// [openings]
-/// file = "book.txt"
-/// order = "random"
-/// ```
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct FileConfig {
-    /// `engine`: each engine's keys, as `(key, value)` pairs.
-    pub engines: Vec<Vec<(String, String)>>,
-    /// `each`: keys applied to every engine first.
-    pub each: Vec<(String, String)>,
-    /// `games`.
-    pub games: Option<u64>,
-    /// `rounds`.
-    pub rounds: Option<u64>,
-    /// `concurrency`.
-    pub concurrency: Option<usize>,
-    /// `seed`.
-    pub seed: Option<u64>,
-    /// `out`.
-    pub out: Option<PathBuf>,
-    /// `setups`.
-    pub setups: Option<SetupChoice>,
-    /// `report_every`.
-    pub report_every: Option<u64>,
-    /// `openings`.
-    pub openings: Option<OpeningsConfig>,
-    /// `sprt`.
-    pub sprt: Option<SprtSettings>,
+/// # Errors
+/// A message quoting a token without `=`.
+pub fn key_value(token: &str) -> Result<(String, String), String> {
+    token
+        .split_once('=')
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .ok_or_else(|| format!("expected KEY=VALUE, got {token:?}"))
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawFile {
-    #[serde(default)]
-    engine: Vec<toml::Table>,
-    #[serde(default)]
-    each: toml::Table,
-    games: Option<u64>,
-    rounds: Option<u64>,
-    concurrency: Option<usize>,
-    seed: Option<u64>,
-    out: Option<PathBuf>,
-    setups: Option<SetupChoice>,
-    report_every: Option<u64>,
-    openings: Option<OpeningsConfig>,
-    #[serde(default)]
-    sprt: Option<RawSprt>,
+/// Reads a group of pairs as a settings table `T` (its serde keys): values
+/// that read as numbers are numbers, the others strings.
+///
+/// # Errors
+/// [`ConfigError::Pairs`] naming `flag`, for an unknown key, a missing one
+/// or a bad value.
+pub fn from_pairs<T: DeserializeOwned>(flag: &'static str, pairs: &[(String, String)]) -> Result<T, ConfigError> {
+    let table: toml::Table = pairs
+        .iter()
+        .map(|(key, text)| {
+            let value = if let Ok(n) = text.parse::<i64>() {
+                toml::Value::Integer(n)
+            } else if let Ok(x) = text.parse::<f64>() {
+                toml::Value::Float(x)
+            } else {
+                toml::Value::String(text.clone())
+            };
+            (key.clone(), value)
+        })
+        .collect();
+    T::deserialize(table).map_err(|e| ConfigError::Pairs {
+        flag,
+        reason: e.to_string(),
+    })
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSprt {
-    elo0: Option<f64>,
-    elo1: Option<f64>,
-    alpha: Option<f64>,
-    beta: Option<f64>,
-    model: Option<SprtModel>,
-}
-
-/// A TOML table of engine keys as `(key, value)` pairs: strings as they
-/// are, numbers as written, booleans as on/off, arrays one pair per item.
-fn table_pairs(table: &toml::Table) -> Vec<(String, String)> {
+/// A TOML table as pairs: strings as they are, numbers as written,
+/// booleans as on/off, arrays one pair per item.
+fn table_pairs(table: &toml::Table) -> Pairs {
     let mut pairs = Vec::new();
     for (key, value) in table {
         let items: Vec<&toml::Value> = match value {
@@ -515,46 +421,178 @@ fn table_pairs(table: &toml::Table) -> Vec<(String, String)> {
     pairs
 }
 
-impl FileConfig {
+/// serde readers of tables as [`Pairs`].
+mod tables {
+    use super::{Deserialize, Deserializer, Pairs, table_pairs};
+
+    pub fn one<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Pairs, D::Error> {
+        Ok(table_pairs(&toml::Table::deserialize(deserializer)?))
+    }
+
+    pub fn optional<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Pairs>, D::Error> {
+        one(deserializer).map(Some)
+    }
+
+    pub fn list<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Pairs>, D::Error> {
+        Ok(Vec::<toml::Table>::deserialize(deserializer)?
+            .iter()
+            .map(table_pairs)
+            .collect())
+    }
+}
+
+/// The settings of `arena match`, `arena gauntlet` and `arena roundrobin`:
+/// each field is a flag and (but for `config`, `resume` and `quiet`) a key
+/// of a TOML config file, with engines as `[[engine]]` tables of the
+/// `--engine` keys:
+///
+/// ```toml
+/// games = 200
+/// concurrency = 2
+/// each = { tc = "10+0.1", "option.Hash" = 16 }
+/// [[engine]]
+/// cmd = "target/release/leaper"
+/// name = "new"
+/// [[engine]]
+/// cmd = "leaper-base"
+/// name = "base"
+/// [sprt]
+/// elo0 = 0
+/// elo1 = 5
+/// [openings]
+/// file = "book.txt"
+/// order = "random"
+/// ```
+///
+/// The defaults are [`RunConfig::default`]'s.
+#[derive(Clone, Debug, Default, PartialEq, Args, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSettings {
+    /// An engine: `cmd=PATH [name=N] [args="A B"] [option.NAME=VALUE]... [proto=uci|codecup] [initstr=TEXT]
+    /// [restart=on|off] [dir=DIR] [tc=BASE+INC] [movetime=MS] [nodes=N] [depth=N] [timemargin=MS]
+    /// [stalltime=MS]`. Repeat for each engine; in a gauntlet the first plays all others. `tc` is in seconds for
+    /// the whole game, setups included.
+    #[arg(id = "engine", long = "engine", value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Append,
+          value_parser = key_value)]
+    #[serde(skip)]
+    engine_tokens: Vec<(String, String)>,
+
+    /// The engines' keys, one group per engine (`--engine` occurrences, `[[engine]]` tables).
+    #[arg(skip)]
+    #[serde(rename = "engine", default, deserialize_with = "tables::list")]
+    pub engines: Vec<Pairs>,
+
+    /// Engine keys applied to every engine (an engine's own keys win), e.g. `--each tc=10+0.1 option.Hash=16`.
+    #[arg(long, value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Append, value_parser = key_value)]
+    #[serde(default, deserialize_with = "tables::one")]
+    pub each: Vec<(String, String)>,
+
+    /// Games per pairing and round; even, as each opening is played twice with colours reversed [default: 2].
+    #[arg(long)]
+    pub games: Option<u64>,
+
+    /// Rounds: each round plays --games games in every pairing [default: 1].
+    #[arg(long)]
+    pub rounds: Option<u64>,
+
+    /// Games played at the same time [default: 1].
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+
+    /// Openings: `file=PATH [order=random|sequential]`; one `RED_SETUP BLUE_SETUP` pair per line, `#` comments.
+    /// Without it, random setup pairs drawn from the seed.
+    #[arg(long, value_name = "KEY=VALUE", num_args = 1.., value_parser = key_value)]
+    #[serde(default, deserialize_with = "tables::optional")]
+    pub openings: Option<Vec<(String, String)>>,
+
+    /// The seed of every random choice (openings, their order) [default: 1].
+    #[arg(long)]
+    pub seed: Option<u64>,
+
+    /// Stop at an SPRT decision: `[elo0=0] [elo1=5] [alpha=0.05] [beta=0.05] [model=normalized|logistic]`
+    /// (matches only).
+    #[arg(long, value_name = "KEY=VALUE", num_args = 0.., value_parser = key_value)]
+    #[serde(default, deserialize_with = "tables::optional")]
+    pub sprt: Option<Vec<(String, String)>>,
+
+    /// Without openings: `arena` imposes seeded random setups (pairs share them), or `engine` lets the engines
+    /// choose [default: arena].
+    #[arg(long, value_enum)]
+    pub setups: Option<SetupChoice>,
+
+    /// Print a summary every N games [default: 50].
+    #[arg(long, value_name = "N")]
+    pub report_every: Option<u64>,
+
+    /// A TOML file with the same settings (`games`, `concurrency`, `each = {...}`, `[[engine]]` tables,
+    /// `[sprt]`, `[openings]`, `out`, ...); flags given here override it.
+    #[arg(long, value_name = "FILE")]
+    #[serde(skip)]
+    pub config: Option<PathBuf>,
+
+    /// The output directory: games.csv, events.jsonl, summary.json, config.json [default:
+    /// arena-runs/<mode>-<unix time>].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Continue the run saved in DIR (a killed or interrupted one); needs no other flag (--concurrency may
+    /// change).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["engine", "each", "games", "rounds", "openings", "seed", "sprt", "setups", "report_every", "config", "out"])]
+    #[serde(skip)]
+    pub resume: Option<PathBuf>,
+
+    /// No progress bars and no periodic summaries; only the final one.
+    #[arg(long)]
+    #[serde(skip)]
+    pub quiet: bool,
+}
+
+impl RunSettings {
+    /// The settings of a subcommand's command line, over those of its
+    /// `--config` file if it names one: a flag replaces the file's value,
+    /// but engines and `--each` keys add to the file's (after them).
+    ///
+    /// # Errors
+    /// [`ConfigError::Args`] for flags that do not fit, and as for
+    /// [`RunSettings::read`].
+    pub fn from_matches(matches: &ArgMatches) -> Result<Self, ConfigError> {
+        let flags = Self::from_arg_matches(matches)?;
+        let mut settings = match &flags.config {
+            Some(path) => Self::read(path)?,
+            None => Self::default(),
+        };
+        let each = std::mem::take(&mut settings.each);
+        settings.update_from_arg_matches(matches)?;
+        settings.each.splice(0..0, each);
+        // `--engine` takes several tokens per occurrence, which clap's
+        // derive flattens: group them from the matches.
+        settings.engines.extend(
+            matches
+                .get_occurrences::<(String, String)>("engine")
+                .into_iter()
+                .flatten()
+                .map(|occurrence| occurrence.cloned().collect()),
+        );
+        settings.engine_tokens.clear();
+        Ok(settings)
+    }
+
     /// Parses a config file's text.
     ///
     /// # Errors
     /// [`ConfigError::File`] for TOML that does not parse or holds an
     /// unknown key.
     pub fn parse(text: &str, path: &str) -> Result<Self, ConfigError> {
-        let raw: RawFile = toml::from_str(text).map_err(|e| ConfigError::File {
+        toml::from_str(text).map_err(|e| ConfigError::File {
             path: path.to_owned(),
             reason: e.to_string(),
-        })?;
-        let sprt = raw.sprt.map(|s| {
-            let d = SprtSettings::default();
-            SprtSettings {
-                elo0: s.elo0.unwrap_or(d.elo0),
-                elo1: s.elo1.unwrap_or(d.elo1),
-                alpha: s.alpha.unwrap_or(d.alpha),
-                beta: s.beta.unwrap_or(d.beta),
-                model: s.model.unwrap_or(d.model),
-            }
-        });
-        Ok(Self {
-            engines: raw.engine.iter().map(table_pairs).collect(),
-            each: table_pairs(&raw.each),
-            games: raw.games,
-            rounds: raw.rounds,
-            concurrency: raw.concurrency,
-            seed: raw.seed,
-            out: raw.out,
-            setups: raw.setups,
-            report_every: raw.report_every,
-            openings: raw.openings,
-            sprt,
         })
     }
 
     /// Reads a config file.
     ///
     /// # Errors
-    /// As for [`FileConfig::parse`], and when the file cannot be read.
+    /// As for [`RunSettings::parse`], and when the file cannot be read.
     pub fn read(path: &Path) -> Result<Self, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError::File {
             path: path.display().to_string(),
@@ -562,6 +600,96 @@ impl FileConfig {
         })?;
         Self::parse(&text, &path.display().to_string())
     }
+
+    /// The checked config of a `mode` run of these settings, and the
+    /// output directory they name.
+    ///
+    /// # Errors
+    /// [`ConfigError`] naming the engine, flag or combination at fault.
+    pub fn to_config(&self, mode: Mode) -> Result<(RunConfig, Option<PathBuf>), ConfigError> {
+        let d = RunConfig::default();
+        let config = RunConfig {
+            mode,
+            engines: build_engines(&self.each, &self.engines)?,
+            games: self.games.unwrap_or(d.games),
+            rounds: self.rounds.unwrap_or(d.rounds),
+            concurrency: self.concurrency.unwrap_or(d.concurrency),
+            openings: self.openings.as_deref().map(openings_of).transpose()?,
+            setups: self.setups.unwrap_or(d.setups),
+            seed: self.seed.unwrap_or(d.seed),
+            sprt: self.sprt.as_deref().map(|p| from_pairs("--sprt", p)).transpose()?,
+            report_every: self.report_every.unwrap_or(d.report_every),
+        };
+        config.validate()?;
+        Ok((config, self.out.clone()))
+    }
+}
+
+/// The `--openings` keys as settings.
+///
+/// # Errors
+/// [`ConfigError::Pairs`] without `file=` or with a bad key.
+pub fn openings_of(pairs: &[(String, String)]) -> Result<OpeningsConfig, ConfigError> {
+    from_pairs("--openings", pairs)
+}
+
+/// The settings of `arena tune`; its record is [`crate::TuneConfig`] (in
+/// `tune.json`), built by [`crate::TuneConfig::new`].
+#[derive(Clone, Debug, Default, PartialEq, Args)]
+pub struct TuneSettings {
+    /// The engine to tune: `cmd=PATH [name=N] [args="A B"] [option.NAME=VALUE]... [dir=DIR] [restart=on|off]`
+    /// and limits (`tc=`, `movetime=`, `nodes=`, `depth=`, ...), as for `arena match`.
+    #[arg(long, value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Append, value_parser = key_value)]
+    pub engine: Vec<(String, String)>,
+
+    /// Engine keys added before --engine's own (which win), e.g. `--each tc=10+0.1 option.Hash=16`.
+    #[arg(long, value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Append, value_parser = key_value)]
+    pub each: Vec<(String, String)>,
+
+    /// The parameters, one `name, int|float, start, min, max[, c_end, r_end][, log]` line each (OpenBench's
+    /// format) [default: what the engine's `spsa` command prints].
+    #[arg(long, value_name = "FILE")]
+    pub params: Option<PathBuf>,
+
+    /// The budget in games (two per pair) [default: 20000].
+    #[arg(long)]
+    pub games: Option<u64>,
+
+    /// Games played at the same time [default: 1].
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+
+    /// Game pairs per trial [default: 2].
+    #[arg(long, value_name = "N")]
+    pub pairs_per_trial: Option<u32>,
+
+    /// Openings: `file=PATH [order=random|sequential]`. Without it, random setup pairs drawn from the seed.
+    #[arg(long, value_name = "KEY=VALUE", num_args = 1.., value_parser = key_value)]
+    pub openings: Option<Vec<(String, String)>>,
+
+    /// The SPSA recipe: `default` (steps from the ranges, the number of parameters and the measured draw
+    /// ratio; ignores c_end and r_end), `classic` (fishtest) or `openbench` (both from each parameter's c_end
+    /// and r_end), `averaged` (the previous default) [default: default].
+    #[arg(long, value_name = "NAME")]
+    pub recipe: Option<spsa::Recipe>,
+
+    /// The seed of the tuner's random signs and of the openings [default: 1].
+    #[arg(long)]
+    pub seed: Option<u64>,
+
+    /// The output directory: tune.json, state.json, history.csv, traces.svg [default:
+    /// arena-runs/tune-<unix time>].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Continue the tuning run saved in DIR (killed or interrupted); needs no other flag (--concurrency may
+    /// change).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["engine", "each", "params", "games", "pairs_per_trial", "openings", "recipe", "seed", "out"])]
+    pub resume: Option<PathBuf>,
+
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// Builds the engine specs: `each` pairs first, then each engine's own.
@@ -682,26 +810,49 @@ model = "logistic"
 file = "book.txt"
 order = "random"
 "#;
-        let file = FileConfig::parse(text, "x.toml").unwrap();
+        let file = RunSettings::parse(text, "x.toml").unwrap();
         let engines = build_engines(&file.each, &file.engines).unwrap();
         assert_eq!(engines[0].name, "new");
         assert!(engines[0].restart);
         assert_eq!(engines[0].option("hash"), Some("16"));
         assert_eq!(engines[1].args, ["--x", "--y"]);
         assert_eq!(file.games, Some(20));
-        let sprt = file.sprt.unwrap();
-        assert_eq!((sprt.elo0, sprt.elo1, sprt.model), (0.0, 10.0, SprtModel::Logistic));
-        assert_eq!(file.openings.unwrap().order, Order::Random);
-        assert!(FileConfig::parse("gamez = 3", "x.toml").is_err());
+        let (config, _) = file.to_config(Mode::Match).unwrap();
+        let sprt = config.sprt.unwrap();
+        assert_eq!((sprt.elo0, sprt.elo1, sprt.model), (0.0, 10.0, EloModel::Logistic));
+        assert_eq!(config.openings.unwrap().order, Order::Random);
+        assert!(RunSettings::parse("gamez = 3", "x.toml").is_err());
+        assert!(RunSettings::parse("quiet = true", "x.toml").is_err());
     }
 
     #[test]
     fn sprt_and_openings_tokens_parse() {
-        let sprt = SprtSettings::from_tokens(&["elo0=-1", "elo1=4", "alpha=0.1", "model=logistic"]).unwrap();
+        let sprt: SprtSettings =
+            from_pairs("--sprt", &pairs(&["elo0=-1", "elo1=4", "alpha=0.1", "model=logistic"])).unwrap();
         assert_eq!((sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta), (-1.0, 4.0, 0.1, 0.05));
-        assert!(SprtSettings::from_tokens(&["elo2=1"]).is_err());
-        let openings = OpeningsConfig::from_tokens(&["file=x.txt", "order=random"]).unwrap();
+        assert_eq!(sprt.model, EloModel::Logistic);
+        let err = from_pairs::<SprtSettings>("--sprt", &pairs(&["elo2=1"])).unwrap_err();
+        assert!(err.to_string().starts_with("--sprt: unknown field `elo2`"), "{err}");
+        assert!(from_pairs::<SprtSettings>("--sprt", &pairs(&["model=gaussian"])).is_err());
+        let openings = openings_of(&pairs(&["file=x.txt", "order=random"])).unwrap();
         assert_eq!(openings.order, Order::Random);
-        assert!(OpeningsConfig::from_tokens(&["order=random"]).is_err());
+        assert!(openings_of(&pairs(&["order=random"])).is_err());
+        assert!(key_value("novalue").is_err());
+    }
+
+    #[test]
+    fn the_saved_record_keeps_its_format() {
+        let engines = build_engines(&pairs(&["depth=2"]), &[pairs(&["cmd=a"]), pairs(&["cmd=b"])]).unwrap();
+        let config = RunConfig {
+            engines,
+            sprt: Some(SprtSettings::default()),
+            openings: Some(openings_of(&pairs(&["file=/b.txt"])).unwrap()),
+            ..RunConfig::default()
+        };
+        let json = serde_json::to_value(&config).unwrap();
+        assert_eq!(json["sprt"]["model"], "normalized");
+        assert_eq!(json["openings"]["order"], "sequential");
+        assert_eq!(json["setups"], "arena");
+        assert_eq!(serde_json::from_value::<RunConfig>(json).unwrap(), config);
     }
 }

@@ -8,13 +8,18 @@
 //! - [`UciEngine`], [`CodeCupEngine`]: the two protocols, client side.
 //! - [`play_game`]: one game between two started engines.
 //! - [`GameSlot`]: plays [`GameJob`]s one after another, reusing engines.
-//! - [`GamePool`]: N slots on worker threads.
+//! - [`GamePool`]: N slots on worker threads, fed by [`play_fed`] (the
+//!   one loop that keeps them busy) from a [`Feed`].
 //! - [`run`] / [`resume`]: a scheduled match, gauntlet or round robin in an
 //!   output directory, with SPRT, summaries and resume.
 //! - [`start_tune`] / [`resume_tune`]: an SPSA tuning run (`arena tune`).
 //!
-//! The tuner builds on [`GamePool`] (or a single [`GameSlot`] and its
-//! [`GameSlot::play_pair`]): it submits two [`GameJob`]s per pair (same
+//! The settings of each command are one type ([`RunSettings`],
+//! [`TuneSettings`]: flags and config-file keys), checked into the record
+//! of the run ([`RunConfig`], [`TuneConfig`]).
+//!
+//! The tuner builds on [`play_fed`] (or a single [`GameSlot`] and its
+//! [`GameSlot::play_pair`]): it feeds two [`GameJob`]s per pair (same
 //! `pair`, colours reversed, the same setups from an [`OpeningSource`])
 //! whose [`EngineSpec`]s carry a trial's option values, and a
 //! [`PairCollector`] turns the [`FinishedGame`]s, which come back in any
@@ -27,6 +32,7 @@
 mod bench;
 mod config;
 mod events;
+mod files;
 mod game;
 mod openings;
 mod player;
@@ -38,23 +44,25 @@ mod schedule;
 mod score;
 mod slot;
 mod spec;
+mod traces;
 mod tune;
 
 pub use bench::{BenchFigures, BenchSettings, bench};
 pub use config::{
-    ConfigError, FileConfig, Mode, OpeningsConfig, RunConfig, SELFTEST_WEAKENING, SetupChoice, SprtModel, SprtSettings,
-    build_engines, selftest_config,
+    ConfigError, ELO_MODELS, Mode, OpeningsConfig, Pairs, RunConfig, RunSettings, SELFTEST_WEAKENING, SetupChoice,
+    SprtSettings, TuneSettings, build_engines, from_pairs, key_value, openings_of, parse_elo_model, selftest_config,
 };
 pub use events::EventLog;
+pub use files::{FileError, write_atomic, write_json};
 pub use game::{GameOutcome, MoveEvent, play_game};
-pub use openings::{Opening, OpeningSource, OpeningsError, Order, parse_openings, read_openings, splitmix64};
+pub use openings::{Opening, OpeningSource, OpeningsError, Order, parse_openings, read_openings, write_openings};
 pub use player::{
     Allowance, Answer, CodeCupEngine, EngineFailure, FailureKind, HANDSHAKE_TIMEOUT, Interrupted, Player, QUIT_GRACE,
     UciEngine, Violations,
 };
-pub use pool::{GamePool, PoolResult};
+pub use pool::{Feed, GamePool, PoolResult, play_fed};
 pub use process::{EngineLine, EngineProcess, ReadError, SpawnError, TERM_GRACE, stop_all_engines};
-pub use report::{players_text, standings_text};
+pub use report::{Layout, ResultsBlock, players_text, results_text, standings_text};
 pub use runner::{
     CONFIG_FILE, EVENTS_FILE, EngineInfo, GAMES_FILE, OPENINGS_FILE, Quiet, RunEnd, RunError, RunObserver, RunReport,
     SUMMARY_FILE, probe_engine, resume, run, saved_config,
@@ -63,6 +71,7 @@ pub use schedule::Schedule;
 pub use score::{PairingScore, PlayerRow, Scoreboard, Standings, Summary, status_of};
 pub use slot::{FinishedGame, FinishedPair, GameJob, GameObserver, GameSlot, NoObserver, PairCollector};
 pub use spec::{CODECUP_BUDGET_MS, DEFAULT_STALLTIME_MS, EngineSpec, Limits, Proto, SpecError, TimeControl};
+pub use traces::traces_svg;
 pub use tune::{
     HISTORY_FILE, QuietTune, STATE_FILE, TRACES_FILE, TUNE_FILE, TuneConfig, TuneError, TuneObserver, TuneReport,
     engine_params, resume_tune, saved_tune_config, start_tune,

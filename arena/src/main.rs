@@ -32,11 +32,11 @@ enum Command {
     /// Elo, nElo, LOS and the SPRT state for counts or game record files.
     Stats(stats::StatsArgs),
     /// Play a match between two engines (optionally until an SPRT decides).
-    Match(commands::RunArgs),
+    Match(arena::RunSettings),
     /// Play the first engine against every other one.
-    Gauntlet(commands::RunArgs),
+    Gauntlet(arena::RunSettings),
     /// Play every engine against every other one.
-    Roundrobin(commands::RunArgs),
+    Roundrobin(arena::RunSettings),
     /// Measure the arena's own overhead with an engine that answers at once.
     Bench(commands::BenchArgs),
     /// Setup books and opening suites: generate, suite, stats.
@@ -45,7 +45,7 @@ enum Command {
         command: openings_cli::OpeningsCommand,
     },
     /// Tune an engine's parameters by SPSA, playing it against itself.
-    Tune(tune_cli::TuneArgs),
+    Tune(arena::TuneSettings),
 }
 
 /// The exit status after Ctrl-C or `SIGTERM` (128 + SIGINT, as shells do).
@@ -61,22 +61,18 @@ fn main() -> ExitCode {
         eprintln!("arena: warning: cannot handle Ctrl-C ({error}); engines may outlive an interrupted run");
     }
     let matches = Cli::command().get_matches();
-    let mut cli = match Cli::from_arg_matches(&matches) {
+    let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(error) => error.exit(),
     };
-    // `--engine` takes several tokens per occurrence; clap's derive
-    // flattens them, so group them from the matches.
-    if let (Some(Command::Match(args) | Command::Gauntlet(args) | Command::Roundrobin(args)), Some((_, sub))) =
-        (&mut cli.command, matches.subcommand())
-    {
-        args.group_engines(sub);
-    }
+    // The run commands read their settings from the matches themselves,
+    // over those of a --config file.
+    let sub = matches.subcommand().map_or(&matches, |(_, sub)| sub);
     let outcome = match &cli.command {
         Some(Command::Stats(args)) => stats::run(args),
-        Some(Command::Match(args)) => commands::run(Mode::Match, args),
-        Some(Command::Gauntlet(args)) => commands::run(Mode::Gauntlet, args),
-        Some(Command::Roundrobin(args)) => commands::run(Mode::Roundrobin, args),
+        Some(Command::Match(_)) => commands::run(Mode::Match, sub),
+        Some(Command::Gauntlet(_)) => commands::run(Mode::Gauntlet, sub),
+        Some(Command::Roundrobin(_)) => commands::run(Mode::Roundrobin, sub),
         Some(Command::Bench(args)) => commands::bench(args),
         Some(Command::Openings { command }) => openings_cli::run(command),
         Some(Command::Tune(args)) => tune_cli::run(args),

@@ -5,11 +5,18 @@
 //! two fields) taken in order or in a seeded random order, or, without a
 //! file, from seeded random setups. Either way the opening of slot `s`
 //! depends only on the seed and `s`, which is what lets a resumed run
-//! replay exactly the games an uninterrupted one would.
+//! replay exactly the games an uninterrupted one would. The random
+//! choices use the workspace's seeded generator, `rand_pcg`'s `Pcg64Mcg`,
+//! whose stream is fixed by its definition (and `rand`'s ranges and
+//! shuffles keep their values within a minor version), so a resumed run
+//! draws what the killed one drew.
 
 use std::path::Path;
 
 use leaper::{Color, SETUP_COUNT, Setup};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -107,23 +114,28 @@ pub fn read_openings(path: &Path) -> Result<Vec<Opening>, OpeningsError> {
     parse_openings(&text)
 }
 
-/// SplitMix64: a tiny, fixed, well-mixed generator. The arena's random
-/// choices use it rather than `rand`'s generators, whose streams may
-/// change between versions: a run resumed after an upgrade must still
-/// play the same openings.
-#[must_use]
-pub fn splitmix64(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
+/// Writes `openings` as an openings file (one `RED_SETUP blue_setup` line
+/// each), atomically: the run directory's copy of its openings.
+///
+/// # Errors
+/// When the file cannot be written.
+pub fn write_openings(path: &Path, openings: &[Opening]) -> std::io::Result<()> {
+    let text: String = openings.iter().map(|o| o.to_line() + "\n").collect();
+    crate::files::write_atomic(path, text.as_bytes())
 }
 
-/// A uniform-enough value in `0..n` from `(seed, a, b)`.
-fn draw(seed: u64, a: u64, b: u64, n: u64) -> u64 {
-    let x = splitmix64(seed ^ splitmix64(a ^ splitmix64(b)));
-    // Multiply-shift maps 64 bits onto 0..n with a bias below n / 2^64.
-    ((u128::from(x) * u128::from(n)) >> 64) as u64
+/// How far apart, in draws, the stretches of the seed's stream that two
+/// opening slots use lie: far more than a slot ever draws, so no two slots
+/// share a draw.
+const SLOT_STRIDE: u128 = 1 << 32;
+
+/// The generator of slot `slot` under `seed`: the workspace's seeded
+/// generator, jumped to the slot's own stretch of the seed's stream, so a
+/// slot's opening needs neither the slots before it nor any state.
+fn slot_rng(seed: u64, slot: u64) -> Pcg64Mcg {
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    rng.advance(u128::from(slot) * SLOT_STRIDE);
+    rng
 }
 
 /// Where the openings of a run come from.
@@ -143,11 +155,7 @@ impl OpeningSource {
     #[must_use]
     pub fn from_list(mut openings: Vec<Opening>, order: Order, seed: u64) -> Self {
         if order == Order::Random {
-            // Fisher-Yates with the arena's own generator.
-            for i in (1..openings.len()).rev() {
-                let j = draw(seed, 0x0BE7, i as u64, i as u64 + 1) as usize;
-                openings.swap(i, j);
-            }
+            openings.shuffle(&mut Pcg64Mcg::seed_from_u64(seed));
         }
         Self::List(openings)
     }
@@ -157,18 +165,11 @@ impl OpeningSource {
     pub fn opening(&self, slot: u64) -> Opening {
         match self {
             Self::Random { seed } => {
-                let setup = |side| {
-                    let rank = draw(*seed, slot, side, u64::from(SETUP_COUNT));
-                    // Ranks below SETUP_COUNT always unrank.
-                    u32::try_from(rank)
-                        .ok()
-                        .and_then(Setup::unrank)
-                        .unwrap_or_else(Setup::first)
-                };
-                Opening {
-                    red: setup(1),
-                    blue: setup(2),
-                }
+                let mut rng = slot_rng(*seed, slot);
+                // Ranks below SETUP_COUNT always unrank.
+                let mut setup = || Setup::unrank(rng.random_range(0..SETUP_COUNT)).unwrap_or_else(Setup::first);
+                let red = setup();
+                Opening { red, blue: setup() }
             }
             Self::List(list) => list[usize::try_from(slot % list.len() as u64).unwrap_or(0)],
         }

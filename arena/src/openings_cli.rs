@@ -147,9 +147,7 @@ fn read_book(path: &Path) -> Result<Book> {
 }
 
 fn write_book(path: &Path, book: &Book) -> Result<()> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, book.to_text()).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+    arena::write_atomic(path, book.to_text().as_bytes()).with_context(|| format!("cannot write {}", path.display()))
 }
 
 fn generate(args: &GenerateArgs) -> Result<()> {
@@ -234,7 +232,7 @@ fn suite(args: &SuiteArgs) -> Result<()> {
     for entry in &pairs {
         text.push_str(&format!("{entry}\n"));
     }
-    std::fs::write(&args.out, text).with_context(|| format!("cannot write {}", args.out.display()))?;
+    arena::write_atomic(&args.out, text.as_bytes()).with_context(|| format!("cannot write {}", args.out.display()))?;
     println!(
         "wrote {} pairs to {} in {:.1} s",
         pairs.len(),

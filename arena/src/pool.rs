@@ -4,6 +4,10 @@
 //! early, a tuner that asks for new trials), which keeps this module free
 //! of any policy. Cancelling abandons the games in flight at once: every
 //! wait on an engine also watches the cancel channel.
+//!
+//! [`play_fed`] is the one loop that feeds a pool, for matches, gauntlets,
+//! round robins and tuning alike: a [`Feed`] says what to play next and
+//! what a finished game means; the loop keeps two games queued per slot.
 
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
@@ -99,6 +103,76 @@ impl GamePool {
         }
         crate::player::wait_for_quitting_engines();
     }
+}
+
+/// The policy of a run played by [`play_fed`].
+pub trait Feed {
+    /// Why the run cannot go on.
+    type Error;
+    /// The next game to play, or `None` when there is none for now (the
+    /// feed is asked again after each finished game).
+    ///
+    /// # Errors
+    /// When the next game cannot be made.
+    fn next_job(&mut self) -> Result<Option<GameJob>, Self::Error>;
+    /// A game was played to its end. `Ok(false)` stops the run: the games
+    /// in flight are abandoned.
+    ///
+    /// # Errors
+    /// When the game cannot be counted; the run stops.
+    fn finished(&mut self, game: FinishedGame) -> Result<bool, Self::Error>;
+}
+
+/// Plays the games `feed` gives on `concurrency` slots reporting to
+/// `observer`, at most two per slot in flight, until the feed has none
+/// left and all are played, or it stops the run or fails. The pool is shut
+/// down (its engines quit) before this returns.
+///
+/// # Errors
+/// The feed's error.
+pub fn play_fed<F: Feed>(concurrency: usize, observer: Arc<dyn GameObserver>, feed: &mut F) -> Result<(), F::Error> {
+    let mut pool = GamePool::new(concurrency, observer);
+    let limit = concurrency.max(1) * 2;
+    let mut in_flight = 0usize;
+    let outcome = loop {
+        while in_flight < limit {
+            match feed.next_job() {
+                Ok(Some(job)) => {
+                    if !pool.submit(job) {
+                        break;
+                    }
+                    in_flight += 1;
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    pool.cancel();
+                    pool.shutdown();
+                    return Err(e);
+                }
+            }
+        }
+        if in_flight == 0 {
+            break Ok(());
+        }
+        let Ok(result) = pool.results().recv() else {
+            break Ok(());
+        };
+        in_flight -= 1;
+        let PoolResult::Finished(game) = result else { continue };
+        match feed.finished(*game) {
+            Ok(true) => {}
+            Ok(false) => {
+                pool.cancel();
+                break Ok(());
+            }
+            Err(e) => {
+                pool.cancel();
+                break Err(e);
+            }
+        }
+    };
+    pool.shutdown();
+    outcome
 }
 
 impl Drop for GamePool {

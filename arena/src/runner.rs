@@ -1,5 +1,5 @@
-//! A whole run in an output directory: the schedule played on a
-//! [`GamePool`], every finished game written to `games.csv` before it is
+//! A whole run in an output directory: the schedule fed to a
+//! [`crate::GamePool`] by [`play_fed`], every finished game written to `games.csv` before it is
 //! counted, events to `events.jsonl`, the SPRT checked after each complete
 //! pair, and `summary.json` rewritten at each report and at the end.
 //!
@@ -21,13 +21,14 @@ use thiserror::Error;
 
 use crate::config::{ConfigError, RunConfig};
 use crate::events::EventLog;
+use crate::files::{FileError, io_error, read_json, write_json};
 use crate::game::MoveEvent;
-use crate::openings::{Opening, OpeningsError, read_openings};
+use crate::openings::{Opening, OpeningsError, read_openings, write_openings};
 use crate::player::{CodeCupEngine, EngineFailure, Interrupted, UciEngine};
-use crate::pool::{GamePool, PoolResult};
+use crate::pool::{Feed, play_fed};
 use crate::schedule::Schedule;
 use crate::score::{Scoreboard, Standings, Summary, status_of};
-use crate::slot::{GameJob, GameObserver};
+use crate::slot::{FinishedGame, GameJob, GameObserver};
 use crate::spec::{EngineSpec, Proto};
 
 /// The files of a run directory.
@@ -96,22 +97,9 @@ pub enum RunError {
     /// `--resume` on a directory without a saved run.
     #[error("{0} holds no run to resume (no config.json)")]
     NoRun(PathBuf),
-    /// A file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What the system said.
-        source: std::io::Error,
-    },
-    /// The saved config does not parse.
-    #[error("{path}: {reason}")]
-    SavedConfig {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        reason: String,
-    },
+    /// A file of the run could not be read, written or parsed.
+    #[error(transparent)]
+    File(#[from] FileError),
     /// The openings file.
     #[error(transparent)]
     Openings(#[from] OpeningsError),
@@ -129,13 +117,6 @@ pub enum RunError {
         /// What went wrong.
         failure: String,
     },
-}
-
-fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
-    move |source| RunError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
 }
 
 /// What an engine said about itself when checked.
@@ -221,8 +202,7 @@ pub fn run(mut config: RunConfig, out: &Path, observer: Arc<dyn RunObserver>) ->
         Some(o) => {
             let list = read_openings(&o.file)?;
             let copy = out.join(OPENINGS_FILE);
-            let text: String = list.iter().map(|x| x.to_line() + "\n").collect();
-            std::fs::write(&copy, text).map_err(io_error(&copy))?;
+            write_openings(&copy, &list).map_err(io_error(&copy))?;
             o.file = copy;
             Some(list)
         }
@@ -233,27 +213,18 @@ pub fn run(mut config: RunConfig, out: &Path, observer: Arc<dyn RunObserver>) ->
     for spec in &config.engines {
         probe_engine(spec)?;
     }
-    let saved = serde_json::to_string_pretty(&config).map_err(|e| RunError::SavedConfig {
-        path: out.join(CONFIG_FILE),
-        reason: e.to_string(),
-    })?;
     let path = out.join(CONFIG_FILE);
-    std::fs::write(&path, saved + "\n").map_err(io_error(&path))?;
+    write_json(&path, &config).map_err(io_error(&path))?;
     execute(&config, openings, &out, observer, false)
 }
 
 /// Reads the config saved in a run directory.
 ///
 /// # Errors
-/// [`RunError::NoRun`] without one, [`RunError::SavedConfig`] when it does
+/// [`RunError::NoRun`] without one, [`FileError::Content`] when it does
 /// not parse.
 pub fn saved_config(out: &Path) -> Result<RunConfig, RunError> {
-    let path = out.join(CONFIG_FILE);
-    let text = std::fs::read_to_string(&path).map_err(|_| RunError::NoRun(out.to_path_buf()))?;
-    let config: RunConfig = serde_json::from_str(&text).map_err(|e| RunError::SavedConfig {
-        path: path.clone(),
-        reason: e.to_string(),
-    })?;
+    let config: RunConfig = read_json(&out.join(CONFIG_FILE), RunError::NoRun(out.to_path_buf()))?;
     config.validate()?;
     Ok(config)
 }
@@ -331,17 +302,74 @@ impl GameObserver for Relay {
     }
 }
 
-/// Writes `summary.json` through a temporary file, so a reader never sees
-/// half of it.
+/// Writes `summary.json` atomically, so a reader never sees half of it.
 fn write_summary(out: &Path, summary: &Summary) -> Result<(), RunError> {
     let path = out.join(SUMMARY_FILE);
-    let tmp = out.join("summary.json.tmp");
-    let text = serde_json::to_string_pretty(summary).map_err(|e| RunError::SavedConfig {
-        path: path.clone(),
-        reason: e.to_string(),
-    })?;
-    std::fs::write(&tmp, text + "\n").map_err(io_error(&tmp))?;
-    std::fs::rename(&tmp, &path).map_err(io_error(&path))
+    Ok(write_json(&path, summary).map_err(io_error(&path))?)
+}
+
+/// The scheduled games not yet recorded, fed to the pool; each finished
+/// game is written, counted, logged, checked by the SPRT and reported.
+struct RunFeed<'a> {
+    schedule: &'a Schedule,
+    todo: std::vec::IntoIter<u64>,
+    writer: RecordWriter<std::fs::File>,
+    board: Scoreboard,
+    events: &'a EventLog,
+    observer: &'a dyn RunObserver,
+    sprt: Option<&'a Sprt>,
+    report_every: u64,
+    out: &'a Path,
+    played: u64,
+    end: RunEnd,
+}
+
+impl Feed for RunFeed<'_> {
+    type Error = RunError;
+
+    fn next_job(&mut self) -> Result<Option<GameJob>, RunError> {
+        Ok(self.todo.next().and_then(|id| self.schedule.job(id)))
+    }
+
+    fn finished(&mut self, game: FinishedGame) -> Result<bool, RunError> {
+        let record = game.to_record();
+        self.writer.write(&record)?;
+        self.played += 1;
+        let total = self.schedule.len();
+        let completed_pair = self.board.add(&record);
+        self.events.write(
+            "game-finished",
+            json!({
+                "game": record.game, "pair": record.pair, "result": record.result.as_str(),
+                "termination": record.termination.as_str(), "plies": record.plies,
+                "red": record.red, "blue": record.blue, "red_ms": record.red_ms, "blue_ms": record.blue_ms,
+            }),
+        );
+        let standings = self.board.standings(total, self.sprt);
+        self.observer.game_finished(&record, &standings);
+        if completed_pair && let Some((_, status)) = standings.sprt {
+            let t = standings.main.trinomial;
+            self.events.write(
+                "sprt",
+                json!({
+                    "games": t.wins + t.draws + t.losses, "pairs": standings.main.pentanomial.pairs(),
+                    "llr": status.llr, "lower_bound": status.lower_bound, "upper_bound": status.upper_bound,
+                    "decision": status.decision.name(),
+                }),
+            );
+            if status.decision != Decision::Continue {
+                self.end = RunEnd::Sprt(status.decision);
+                return Ok(false);
+            }
+        }
+        let games = self.board.games();
+        if games.is_multiple_of(self.report_every) && games < total {
+            let summary = Summary::new(&self.board, &standings, false);
+            write_summary(self.out, &summary)?;
+            self.observer.report(&standings, &summary);
+        }
+        Ok(true)
+    }
 }
 
 fn execute(
@@ -386,7 +414,7 @@ fn execute(
     };
 
     let events = Arc::new(EventLog::open(&out.join(EVENTS_FILE)).map_err(io_error(&out.join(EVENTS_FILE)))?);
-    let mut writer = RecordWriter::append(&games_path)?;
+    let writer = RecordWriter::append(&games_path)?;
     let standings = board.standings(total, sprt.as_ref());
     events.write(
         if resumed { "run-resumed" } else { "run-started" },
@@ -394,9 +422,23 @@ fn execute(
     );
     observer.run_started(&standings, resumed);
 
-    let mut end = decided(&board).map_or(RunEnd::Complete, RunEnd::Sprt);
-    let mut played = 0;
-    let mut todo = (0..total).filter(|id| !done.contains(id));
+    let end = decided(&board).map_or(RunEnd::Complete, RunEnd::Sprt);
+    let mut feed = RunFeed {
+        schedule: &schedule,
+        todo: (0..total)
+            .filter(|id| !done.contains(id))
+            .collect::<Vec<_>>()
+            .into_iter(),
+        writer,
+        board,
+        events: &events,
+        observer: &*observer,
+        sprt: sprt.as_ref(),
+        report_every: config.report_every,
+        out,
+        played: 0,
+        end,
+    };
     if end == RunEnd::Complete && done.len() as u64 != total {
         if resumed {
             for spec in schedule.engines() {
@@ -407,78 +449,9 @@ fn execute(
             events: Arc::clone(&events),
             observer: Arc::clone(&observer),
         });
-        let mut pool = GamePool::new(config.concurrency, relay);
-        let mut in_flight = 0usize;
-        let queue = config.concurrency * 2;
-        let mut stopping = false;
-        let mut failure = None;
-        while in_flight < queue {
-            let Some(job) = todo.next().and_then(|id| schedule.job(id)) else {
-                break;
-            };
-            if pool.submit(job) {
-                in_flight += 1;
-            }
-        }
-        while in_flight > 0 {
-            let Ok(result) = pool.results().recv() else { break };
-            in_flight -= 1;
-            let PoolResult::Finished(game) = result else { continue };
-            if stopping {
-                continue;
-            }
-            let record = game.to_record();
-            if let Err(e) = writer.write(&record) {
-                failure = Some(e);
-                stopping = true;
-                pool.cancel();
-                continue;
-            }
-            played += 1;
-            let completed_pair = board.add(&record);
-            events.write(
-                "game-finished",
-                json!({
-                    "game": record.game, "pair": record.pair, "result": record.result.as_str(),
-                    "termination": record.termination.as_str(), "plies": record.plies,
-                    "red": record.red, "blue": record.blue, "red_ms": record.red_ms, "blue_ms": record.blue_ms,
-                }),
-            );
-            let standings = board.standings(total, sprt.as_ref());
-            observer.game_finished(&record, &standings);
-            if completed_pair && let Some((_, status)) = standings.sprt {
-                let p = standings.main.pentanomial;
-                events.write(
-                        "sprt",
-                        json!({
-                            "games": standings.main.trinomial.wins + standings.main.trinomial.draws + standings.main.trinomial.losses,
-                            "pairs": p.pairs(), "llr": status.llr, "lower_bound": status.lower_bound,
-                            "upper_bound": status.upper_bound, "decision": status.decision.name(),
-                        }),
-                    );
-                if status.decision != Decision::Continue {
-                    end = RunEnd::Sprt(status.decision);
-                    stopping = true;
-                    pool.cancel();
-                    continue;
-                }
-            }
-            if board.games().is_multiple_of(config.report_every) && board.games() < total {
-                let summary = Summary::new(&board, &standings, false);
-                write_summary(out, &summary)?;
-                observer.report(&standings, &summary);
-            }
-            if let Some(job) = todo.next().and_then(|id| schedule.job(id))
-                && pool.submit(job)
-            {
-                in_flight += 1;
-            }
-        }
-        pool.shutdown();
-        if let Some(e) = failure {
-            return Err(e.into());
-        }
+        play_fed(config.concurrency, relay, &mut feed)?;
     }
+    let RunFeed { board, played, end, .. } = feed;
 
     let standings = board.standings(total, sprt.as_ref());
     let finished = end != RunEnd::Complete || board.games() == total;

@@ -4,16 +4,13 @@
 //! object. All the statistics come from the `results` crate; this module
 //! only gathers the input and prints.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::str::FromStr;
 
 use anyhow::{Context, bail};
-use clap::{ArgGroup, Args, ValueEnum};
-use results::{
-    Decision, EloModel, Estimates, MatchTally, Pentanomial, Sprt, SprtConfig, SprtStatus, Tally, Trinomial,
-    read_record_files,
-};
+use arena::{Layout, ResultsBlock, results_text};
+use clap::{ArgGroup, Args};
+use results::{EloModel, MatchTally, Pentanomial, RecordSet, Sprt, SprtConfig, Tally, Trinomial, read_record_files};
 use serde::Serialize;
 
 /// Arguments of `arena stats`.
@@ -36,7 +33,7 @@ pub struct StatsArgs {
     pub from: Vec<PathBuf>,
 
     /// With --from: the player whose results are counted [default: Red in
-    /// the first game read, i.e. a match's first engine].
+    /// the game with the lowest id, i.e. the run's first engine].
     #[arg(long, value_name = "NAME", conflicts_with_all = ["penta", "wdl"])]
     pub player: Option<String>,
 
@@ -57,30 +54,19 @@ pub struct StatsArgs {
     pub beta: f64,
 
     /// The Elo scale of ELO0 and ELO1.
-    #[arg(long, value_enum, default_value_t = ModelArg::Normalized)]
-    pub model: ModelArg,
+    #[arg(long, default_value = "normalized", value_parser = model_parser())]
+    pub model: EloModel,
 
     /// Print one JSON object instead of the text report.
     #[arg(long)]
     pub json: bool,
 }
 
-/// The `--model` values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ModelArg {
-    /// Normalized Elo (fishtest's default): bounds independent of draws.
-    Normalized,
-    /// Logistic Elo: bounds on the expected score.
-    Logistic,
-}
-
-impl From<ModelArg> for EloModel {
-    fn from(model: ModelArg) -> Self {
-        match model {
-            ModelArg::Normalized => EloModel::Normalized,
-            ModelArg::Logistic => EloModel::Logistic,
-        }
-    }
+/// `--model`: the names of [`arena::ELO_MODELS`], listed in the help.
+fn model_parser() -> impl clap::builder::TypedValueParser<Value = EloModel> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(arena::ELO_MODELS.map(EloModel::name))
+        .try_map(|name: String| arena::parse_elo_model(&name))
 }
 
 /// Parses exactly `N` comma-separated counts.
@@ -160,7 +146,7 @@ pub fn run(args: &StatsArgs) -> anyhow::Result<()> {
         elo1: args.elo1,
         alpha: args.alpha,
         beta: args.beta,
-        model: args.model.into(),
+        model: args.model,
     })
     .context("invalid SPRT design")?;
     let input = gather(args)?;
@@ -190,7 +176,18 @@ pub fn run(args: &StatsArgs) -> anyhow::Result<()> {
         };
         println!("{}", serde_json::to_string(&report)?);
     } else {
-        print!("{}", text_report(&input, &estimates, &sprt, &status));
+        println!(
+            "{}",
+            results_text(&ResultsBlock {
+                title: &input.title,
+                estimates: &estimates,
+                trinomial: input.trinomial,
+                pentanomial: input.pentanomial,
+                sprt: Some((sprt.config(), status)),
+                failures: None,
+                layout: Layout::Stats,
+            })
+        );
     }
     Ok(())
 }
@@ -214,7 +211,7 @@ fn gather(args: &StatsArgs) -> anyhow::Result<Input> {
     }
     let set = read_record_files(&args.from)?;
     let mut warnings: Vec<String> = set.damaged().map(|d| format!("{d} (row skipped)")).collect();
-    let player = match (&args.player, set.first_player()) {
+    let player = match (&args.player, first_engine(&set)) {
         (Some(name), _) => name.clone(),
         (None, Some(first)) => first.to_owned(),
         (None, None) => bail!("no complete game in {}", list_paths(&args.from)),
@@ -244,78 +241,20 @@ fn gather(args: &StatsArgs) -> anyhow::Result<Input> {
     })
 }
 
+/// The run's first engine: Red in the game with the lowest id (game 0 of
+/// an arena run gives Red to its first engine). Rows are in the order
+/// games finished, which a resumed run shuffles, so the first row will not
+/// do.
+fn first_engine(set: &RecordSet) -> Option<&str> {
+    set.records().min_by_key(|r| r.game).map(|r| r.red.as_str())
+}
+
 fn list_paths(paths: &[PathBuf]) -> String {
     paths
         .iter()
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// The report in fastchess's layout.
-fn text_report(input: &Input, e: &Estimates, sprt: &Sprt, status: &SprtStatus) -> String {
-    let rule = "-".repeat(50);
-    let mut out = String::new();
-    let config = sprt.config();
-    // Writing to a String cannot fail.
-    let _ = writeln!(out, "{rule}");
-    let _ = writeln!(out, "Results of {}:", input.title);
-    let _ = writeln!(
-        out,
-        "Elo: {:.2} +/- {:.2}, nElo: {:.2} +/- {:.2}",
-        e.elo, e.elo_ci95, e.nelo, e.nelo_ci95
-    );
-    let _ = writeln!(
-        out,
-        "LOS: {:.2} %, DrawRatio: {:.2} %, Score: {:.2} %",
-        e.los * 100.0,
-        e.draw_ratio * 100.0,
-        e.score * 100.0
-    );
-    match input.trinomial {
-        Some(t) => {
-            let _ = writeln!(
-                out,
-                "Games: {}, Wins: {}, Losses: {}, Draws: {}",
-                t.games(),
-                t.wins,
-                t.losses,
-                t.draws
-            );
-        }
-        None => {
-            let _ = writeln!(out, "Games: {}", e.games);
-        }
-    }
-    if let Some(p) = input.pentanomial {
-        let _ = writeln!(
-            out,
-            "Ptnml(0-2): [{}, {}, {}, {}, {}], Pairs: {}",
-            p.ll,
-            p.ld,
-            p.dd,
-            p.wd,
-            p.ww,
-            p.pairs()
-        );
-    }
-    let verdict = match status.decision {
-        Decision::Continue => "continue",
-        Decision::AcceptH0 => "H0 accepted",
-        Decision::AcceptH1 => "H1 accepted",
-    };
-    let _ = writeln!(
-        out,
-        "LLR: {:.2} ({:.2}, {:.2}) [{:.2}, {:.2}] {}: {verdict}",
-        status.llr,
-        status.lower_bound,
-        status.upper_bound,
-        config.elo0,
-        config.elo1,
-        config.model.name()
-    );
-    let _ = writeln!(out, "{rule}");
-    out
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! SPSA tuning runs in an output directory, the library side of
 //! `arena tune`: the `spsa` crate's [`Tuner`] asks for trials, and each
-//! trial's game pairs are played on a [`GamePool`] between the engine set to
+//! trial's game pairs are fed by [`play_fed`] to a pool of game slots, between the engine set to
 //! the trial's plus values and the same engine set to its minus values (one
 //! `setoption` per parameter, re-sent only when it changes since engines
 //! are reused). A game an engine loses by failing is still a result; a pair
@@ -24,14 +24,16 @@ use serde::{Deserialize, Serialize};
 use spsa::{HistoryRow, HistoryWriter, Param, Pentanomial, Trial, TrialId, Tuner};
 use thiserror::Error;
 
-use crate::config::OpeningsConfig;
-use crate::openings::{OpeningSource, OpeningsError, read_openings};
+use crate::config::{ConfigError, OpeningsConfig, TuneSettings, build_engines, openings_of};
+use crate::files::{FileError, io_error, read_json, write_atomic, write_json};
+use crate::openings::{OpeningSource, OpeningsError, read_openings, write_openings};
 use crate::player::{EngineFailure, HANDSHAKE_TIMEOUT, QUIT_GRACE};
-use crate::pool::{GamePool, PoolResult};
+use crate::pool::{Feed, play_fed};
 use crate::process::EngineProcess;
 use crate::runner::{RunError, probe_engine};
-use crate::slot::{GameJob, GameObserver, PairCollector};
+use crate::slot::{FinishedGame, GameJob, GameObserver, PairCollector};
 use crate::spec::{EngineSpec, Proto};
+use crate::traces::traces_svg;
 
 /// The settings of a tuning run, saved in the run directory.
 pub const TUNE_FILE: &str = "tune.json";
@@ -39,7 +41,7 @@ pub const TUNE_FILE: &str = "tune.json";
 pub const STATE_FILE: &str = "state.json";
 /// One row per update: games so far and every parameter's value.
 pub const HISTORY_FILE: &str = "history.csv";
-/// The parameter traces, normalized to their ranges.
+/// The parameter traces, normalized to their ranges (see [`traces_svg`]).
 pub const TRACES_FILE: &str = "traces.svg";
 
 /// Everything a tuning run needs besides its parameters (which the state
@@ -67,6 +69,47 @@ pub struct TuneConfig {
 }
 
 impl TuneConfig {
+    /// The checked settings of `arena tune` (without `--params`, which
+    /// the binary reads).
+    ///
+    /// # Errors
+    /// [`TuneError::Invalid`] without an engine, [`TuneError::Config`] for a
+    /// bad engine or bad openings, and as for [`TuneConfig::validate`].
+    pub fn new(settings: &TuneSettings) -> Result<Self, TuneError> {
+        if settings.engine.is_empty() {
+            return Err(TuneError::Invalid(
+                "give the engine to tune with --engine cmd=PATH ...".to_owned(),
+            ));
+        }
+        let config = Self {
+            engine: build_engines(&settings.each, std::slice::from_ref(&settings.engine))?.remove(0),
+            games: settings.games.unwrap_or(20_000),
+            concurrency: settings.concurrency.unwrap_or(1),
+            openings: settings.openings.as_deref().map(openings_of).transpose()?,
+            seed: settings.seed.unwrap_or(1),
+            pairs_per_trial: settings.pairs_per_trial.unwrap_or(2),
+            recipe: settings.recipe.unwrap_or_default(),
+        };
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks that the settings fit together.
+    ///
+    /// # Errors
+    /// [`TuneError::Invalid`] saying what does not fit.
+    pub fn validate(&self) -> Result<(), TuneError> {
+        if self.concurrency == 0 {
+            return Err(TuneError::Invalid("--concurrency must be at least 1".to_owned()));
+        }
+        if self.engine.proto != Proto::Uci {
+            return Err(TuneError::Invalid(
+                "only UCI engines can be tuned: the options are set with setoption".to_owned(),
+            ));
+        }
+        Ok(())
+    }
+
     /// The plus engine's name.
     #[must_use]
     pub fn plus_name(&self) -> String {
@@ -134,28 +177,18 @@ pub enum TuneError {
     /// Bad settings.
     #[error("{0}")]
     Invalid(String),
+    /// Settings that do not read (the engine, the openings).
+    #[error(transparent)]
+    Config(#[from] ConfigError),
     /// A new run into a directory that holds one.
     #[error("{0} already holds a tuning run: continue it with --resume, or choose another --out")]
     Exists(PathBuf),
     /// `--resume` on a directory without a run.
     #[error("{0} holds no tuning run to resume (no tune.json)")]
     NoRun(PathBuf),
-    /// A file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What the system said.
-        source: std::io::Error,
-    },
-    /// The saved settings do not parse.
-    #[error("{path}: {reason}")]
-    Saved {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong.
-        reason: String,
-    },
+    /// A file of the run could not be read, written, parsed or drawn.
+    #[error(transparent)]
+    File(#[from] FileError),
     /// The engine failed to start, answer, or list its parameters.
     #[error("engine {engine}: {failure}")]
     Engine {
@@ -195,13 +228,6 @@ pub enum TuneError {
     /// The openings file.
     #[error(transparent)]
     Openings(#[from] OpeningsError),
-}
-
-fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> TuneError + '_ {
-    move |source| TuneError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
 }
 
 /// Asks an engine for its tunable parameters: `uci`, then `spsa` and
@@ -280,38 +306,13 @@ fn absolutize(config: &mut TuneConfig, base: &Path) {
     }
 }
 
-fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), TuneError> {
-    let text = serde_json::to_string_pretty(value).map_err(|e| TuneError::Saved {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    })?;
-    spsa::write_atomic(path, (text + "\n").as_bytes()).map_err(io_error(path))
-}
-
 /// Reads the settings saved in a tuning run's directory.
 ///
 /// # Errors
-/// [`TuneError::NoRun`] without them, [`TuneError::Saved`] when they do
+/// [`TuneError::NoRun`] without them, [`FileError::Content`] when they do
 /// not parse.
 pub fn saved_tune_config(out: &Path) -> Result<TuneConfig, TuneError> {
-    let path = out.join(TUNE_FILE);
-    let text = std::fs::read_to_string(&path).map_err(|_| TuneError::NoRun(out.to_path_buf()))?;
-    serde_json::from_str(&text).map_err(|e| TuneError::Saved {
-        path,
-        reason: e.to_string(),
-    })
-}
-
-fn validate(config: &TuneConfig) -> Result<(), TuneError> {
-    if config.concurrency == 0 {
-        return Err(TuneError::Invalid("--concurrency must be at least 1".to_owned()));
-    }
-    if config.engine.proto != Proto::Uci {
-        return Err(TuneError::Invalid(
-            "only UCI engines can be tuned: the options are set with setoption".to_owned(),
-        ));
-    }
-    Ok(())
+    read_json(&out.join(TUNE_FILE), TuneError::NoRun(out.to_path_buf()))
 }
 
 /// Starts a tuning run of `params` in `out` (created if missing; refused if
@@ -328,7 +329,7 @@ pub fn start_tune(
     out: &Path,
     observer: Arc<dyn TuneObserver>,
 ) -> Result<TuneReport, TuneError> {
-    validate(&config)?;
+    config.validate()?;
     let cwd = std::env::current_dir().map_err(io_error(Path::new(".")))?;
     absolutize(&mut config, &cwd);
     let out = if out.is_relative() {
@@ -356,8 +357,7 @@ pub fn start_tune(
     if let Some(o) = &mut config.openings {
         let list = read_openings(&o.file)?;
         let copy = out.join(crate::runner::OPENINGS_FILE);
-        let text: String = list.iter().map(|x| x.to_line() + "\n").collect();
-        std::fs::write(&copy, text).map_err(io_error(&copy))?;
+        write_openings(&copy, &list).map_err(io_error(&copy))?;
         o.file = copy;
     }
     let state_path = out.join(STATE_FILE);
@@ -371,7 +371,8 @@ pub fn start_tune(
     let first = tuner.history_row();
     history.append(&first).map_err(io_error(&history_path))?;
     // The settings go last: a directory with tune.json is a run to resume.
-    write_json(&out.join(TUNE_FILE), &config)?;
+    let tune_path = out.join(TUNE_FILE);
+    write_json(&tune_path, &config).map_err(io_error(&tune_path))?;
     execute(config, tuner, history, vec![first], &out, observer, false)
 }
 
@@ -389,7 +390,7 @@ pub fn resume_tune(
     if let Some(n) = concurrency {
         config.concurrency = n;
     }
-    validate(&config)?;
+    config.validate()?;
     let state_path = out.join(STATE_FILE);
     let tuner = Tuner::load(&state_path).map_err(|source| TuneError::State {
         path: state_path.clone(),
@@ -449,14 +450,104 @@ impl Files<'_> {
 
     fn traces(&self, tuner: &Tuner) -> Result<(), TuneError> {
         let path = self.out.join(TRACES_FILE);
-        let svg = spsa::traces_svg(tuner.params(), &self.rows);
-        spsa::write_atomic(&path, svg.as_bytes()).map_err(io_error(&path))
+        let svg = traces_svg(tuner.params(), &self.rows).map_err(|reason| FileError::Content {
+            path: path.clone(),
+            reason,
+        })?;
+        Ok(write_atomic(&path, svg.as_bytes()).map_err(io_error(&path))?)
+    }
+}
+
+/// The trials of a run, fed to the pool: the tuner's pending trials first,
+/// then new ones as it asks; each finished pair goes to its trial, and a
+/// trial whose pairs are all in is told and the files are rewritten.
+struct TuneFeed<'a> {
+    config: &'a TuneConfig,
+    tuner: Tuner,
+    openings: OpeningSource,
+    queue: VecDeque<GameJob>,
+    running: HashMap<TrialId, Running>,
+    collector: PairCollector,
+    files: Files<'a>,
+    observer: &'a dyn TuneObserver,
+    played: u64,
+}
+
+impl TuneFeed<'_> {
+    /// Queues the games of `trial`: two per pair (plus engine Red, then
+    /// Blue) on the pair's opening.
+    fn enqueue(&mut self, trial: &Trial) {
+        let params = self.tuner.params();
+        let plus = Arc::new(self.config.engine_with(&self.config.plus_name(), params, &trial.plus));
+        let minus = Arc::new(self.config.engine_with(&self.config.minus_name(), params, &trial.minus));
+        let pairs_per_trial = u64::from(self.tuner.config().pairs_per_trial);
+        for j in 0..u64::from(trial.pairs) {
+            // Pairs are numbered from the trial's id, so a trial played again
+            // after a resume gets the same openings.
+            let pair = trial.id.0.saturating_mul(pairs_per_trial).saturating_add(j);
+            let opening = self.openings.opening(pair);
+            for (k, (red, blue)) in [(&plus, &minus), (&minus, &plus)].into_iter().enumerate() {
+                self.queue.push_back(GameJob {
+                    id: 2 * pair + k as u64,
+                    pair,
+                    round: trial.id.0,
+                    red: Arc::clone(red),
+                    blue: Arc::clone(blue),
+                    setups: Some((opening.red, opening.blue)),
+                });
+            }
+        }
+        self.running.insert(
+            trial.id,
+            Running {
+                left: trial.pairs,
+                result: Pentanomial::default(),
+            },
+        );
+    }
+}
+
+impl Feed for TuneFeed<'_> {
+    type Error = TuneError;
+
+    fn next_job(&mut self) -> Result<Option<GameJob>, TuneError> {
+        if self.queue.is_empty()
+            && let Some(trial) = self.tuner.ask()
+        {
+            self.enqueue(&trial);
+        }
+        Ok(self.queue.pop_front())
+    }
+
+    fn finished(&mut self, game: FinishedGame) -> Result<bool, TuneError> {
+        self.played += 1;
+        self.observer.game_finished(self.played);
+        let Some(pair) = self.collector.add(game) else {
+            return Ok(true);
+        };
+        let id = TrialId(pair.first.job.round);
+        let Some(trial) = self.running.get_mut(&id) else {
+            return Ok(true);
+        };
+        if let Some((a, b)) = pair.outcomes_for(&self.config.plus_name()) {
+            trial.result.record_pair(a, b);
+        }
+        trial.left = trial.left.saturating_sub(1);
+        if trial.left > 0 {
+            return Ok(true);
+        }
+        let result = trial.result;
+        self.running.remove(&id);
+        self.tuner.tell(id, result)?;
+        self.files.update(&self.tuner)?;
+        self.observer.updated(&self.tuner);
+        Ok(true)
     }
 }
 
 fn execute(
     config: TuneConfig,
-    mut tuner: Tuner,
+    tuner: Tuner,
     history: HistoryWriter,
     rows: Vec<HistoryRow>,
     out: &Path,
@@ -464,116 +555,36 @@ fn execute(
     resumed: bool,
 ) -> Result<TuneReport, TuneError> {
     let began = Instant::now();
-    let mut files = Files { out, history, rows };
+    let files = Files { out, history, rows };
     files.traces(&tuner)?;
     let openings = match &config.openings {
         Some(o) => OpeningSource::from_list(read_openings(&o.file)?, o.order, config.seed),
         None => OpeningSource::Random { seed: config.seed },
     };
-    let (plus_name, minus_name) = (config.plus_name(), config.minus_name());
-    let mut queue: VecDeque<GameJob> = VecDeque::new();
-    let mut running: HashMap<TrialId, Running> = HashMap::new();
-    let pairs_per_trial = u64::from(tuner.config().pairs_per_trial);
-    let games_of = |trial: &Trial, params: &[Param]| {
-        let mut jobs = Vec::new();
-        let plus = Arc::new(config.engine_with(&plus_name, params, &trial.plus));
-        let minus = Arc::new(config.engine_with(&minus_name, params, &trial.minus));
-        for j in 0..u64::from(trial.pairs) {
-            // Pairs are numbered from the trial's id, so a trial played again
-            // after a resume gets the same openings.
-            let pair = trial.id.0.saturating_mul(pairs_per_trial).saturating_add(j);
-            let opening = openings.opening(pair);
-            let setups = Some((opening.red, opening.blue));
-            for (k, (red, blue)) in [(&plus, &minus), (&minus, &plus)].into_iter().enumerate() {
-                jobs.push(GameJob {
-                    id: 2 * pair + k as u64,
-                    pair,
-                    round: trial.id.0,
-                    red: Arc::clone(red),
-                    blue: Arc::clone(blue),
-                    setups,
-                });
-            }
-        }
-        jobs
-    };
-    let enqueue = |trial: &Trial, params: &[Param], queue: &mut VecDeque<GameJob>, running: &mut HashMap<_, _>| {
-        queue.extend(games_of(trial, params));
-        running.insert(
-            trial.id,
-            Running {
-                left: trial.pairs,
-                result: Pentanomial::default(),
-            },
-        );
-    };
     let pending: Vec<Trial> = tuner.pending().cloned().collect();
+    let mut feed = TuneFeed {
+        config: &config,
+        tuner,
+        openings,
+        queue: VecDeque::new(),
+        running: HashMap::new(),
+        collector: PairCollector::new(),
+        files,
+        observer: &*observer,
+        played: 0,
+    };
     for trial in &pending {
-        enqueue(trial, tuner.params(), &mut queue, &mut running);
+        feed.enqueue(trial);
     }
-    observer.started(&tuner, resumed, pending.len());
-
-    let mut played = 0;
-    if !tuner.is_done() {
+    observer.started(&feed.tuner, resumed, pending.len());
+    if !feed.tuner.is_done() {
         if resumed {
-            let start: Vec<f64> = tuner.params().iter().map(|p| p.start).collect();
-            probe_engine(&config.engine_with(&plus_name, tuner.params(), &start))?;
+            let start: Vec<f64> = feed.tuner.params().iter().map(|p| p.start).collect();
+            probe_engine(&config.engine_with(&config.plus_name(), feed.tuner.params(), &start))?;
         }
-        let mut pool = GamePool::new(config.concurrency, Arc::new(Relay(Arc::clone(&observer))));
-        let limit = config.concurrency * 2;
-        let mut in_flight = 0usize;
-        let mut collector = PairCollector::new();
-        let mut failure = None;
-        loop {
-            while in_flight < limit {
-                if queue.is_empty() {
-                    match tuner.ask() {
-                        Some(trial) => enqueue(&trial, tuner.params(), &mut queue, &mut running),
-                        None => break,
-                    }
-                }
-                let Some(job) = queue.pop_front() else { break };
-                if !pool.submit(job) {
-                    break;
-                }
-                in_flight += 1;
-            }
-            if in_flight == 0 {
-                break;
-            }
-            let Ok(result) = pool.results().recv() else { break };
-            in_flight -= 1;
-            let PoolResult::Finished(game) = result else { continue };
-            played += 1;
-            observer.game_finished(played);
-            let Some(pair) = collector.add(*game) else { continue };
-            let id = TrialId(pair.first.job.round);
-            let Some(trial) = running.get_mut(&id) else { continue };
-            if let Some((a, b)) = pair.outcomes_for(&plus_name) {
-                trial.result.record_pair(a, b);
-            }
-            trial.left = trial.left.saturating_sub(1);
-            if trial.left > 0 {
-                continue;
-            }
-            let result = trial.result;
-            running.remove(&id);
-            let step = tuner
-                .tell(id, result)
-                .map_err(TuneError::from)
-                .and_then(|()| files.update(&tuner));
-            if let Err(e) = step {
-                failure = Some(e);
-                pool.cancel();
-                break;
-            }
-            observer.updated(&tuner);
-        }
-        pool.shutdown();
-        if let Some(e) = failure {
-            return Err(e);
-        }
+        play_fed(config.concurrency, Arc::new(Relay(Arc::clone(&observer))), &mut feed)?;
     }
+    let (tuner, played) = (feed.tuner, feed.played);
     Ok(TuneReport {
         tuner,
         config,

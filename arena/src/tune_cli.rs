@@ -1,79 +1,20 @@
 //! `arena tune`: SPSA tuning of one engine's parameters against itself.
-//! Each flag is defined once here with its help text; the library
+//! The flags are the library's [`TuneSettings`]; the library
 //! ([`arena::start_tune`], [`arena::resume_tune`]) plays and saves, and this
 //! module prints: a progress bar on stderr (games, games per second, ETA,
 //! the current values) and, at the end, the tuned values as `name, value`
 //! and `setoption` lines and the `arena match` command that checks them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use anyhow::Context;
 use arena::{
-    DEFAULT_STALLTIME_MS, EngineFailure, EngineSpec, OpeningsConfig, Proto, TuneConfig, TuneObserver, TuneReport,
+    DEFAULT_STALLTIME_MS, EngineFailure, EngineSpec, Proto, TuneConfig, TuneObserver, TuneReport, TuneSettings,
 };
-use clap::{ArgAction, Args};
 use indicatif::{ProgressBar, ProgressDrawTarget};
 use spsa::Tuner;
-
-/// The flags of `arena tune`.
-#[derive(Debug, Args)]
-pub struct TuneArgs {
-    /// The engine to tune: `cmd=PATH [name=N] [args="A B"] [option.NAME=VALUE]... [dir=DIR] [restart=on|off]`
-    /// and limits (`tc=`, `movetime=`, `nodes=`, `depth=`, ...), as for `arena match`.
-    #[arg(long, value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Append)]
-    pub engine: Vec<String>,
-
-    /// Engine keys added before --engine's own (which win), e.g. `--each tc=10+0.1 option.Hash=16`.
-    #[arg(long, value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Append)]
-    pub each: Vec<String>,
-
-    /// The parameters, one `name, int|float, start, min, max[, c_end, r_end][, log]` line each (OpenBench's
-    /// format) [default: what the engine's `spsa` command prints].
-    #[arg(long, value_name = "FILE")]
-    pub params: Option<PathBuf>,
-
-    /// The budget in games (two per pair) [default: 20000].
-    #[arg(long)]
-    pub games: Option<u64>,
-
-    /// Games played at the same time [default: 1].
-    #[arg(long)]
-    pub concurrency: Option<usize>,
-
-    /// Game pairs per trial [default: 2].
-    #[arg(long, value_name = "N")]
-    pub pairs_per_trial: Option<u32>,
-
-    /// Openings: `file=PATH [order=random|sequential]`. Without it, random setup pairs drawn from the seed.
-    #[arg(long, value_name = "KEY=VALUE", num_args = 1..)]
-    pub openings: Vec<String>,
-
-    /// The SPSA recipe: `default` (steps from the ranges, the number of parameters and the measured draw
-    /// ratio; ignores c_end and r_end), `classic` (fishtest) or `openbench` (both from each parameter's c_end
-    /// and r_end), `averaged` (the previous default) [default: default].
-    #[arg(long, value_name = "NAME")]
-    pub recipe: Option<spsa::Recipe>,
-
-    /// The seed of the tuner's random signs and of the openings [default: 1].
-    #[arg(long)]
-    pub seed: Option<u64>,
-
-    /// The output directory: tune.json, state.json, history.csv, traces.svg [default:
-    /// arena-runs/tune-<unix time>].
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-
-    /// Continue the tuning run saved in DIR (killed or interrupted); needs no other flag (--concurrency may
-    /// change).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["engine", "each", "params", "games", "pairs_per_trial", "openings", "seed", "out", "recipe"])]
-    pub resume: Option<PathBuf>,
-
-    /// No progress bar.
-    #[arg(long)]
-    pub quiet: bool,
-}
 
 /// `(current values)` as `name=value` text, for the progress bar.
 fn values_text(tuner: &Tuner) -> String {
@@ -287,24 +228,12 @@ fn print_final(report: &TuneReport, out: &Path) {
     );
 }
 
-/// Splits `KEY=VALUE` tokens.
-fn pairs(tokens: &[String]) -> anyhow::Result<Vec<(String, String)>> {
-    tokens
-        .iter()
-        .map(|t| {
-            t.split_once('=')
-                .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                .with_context(|| format!("expected KEY=VALUE, got {t:?}"))
-        })
-        .collect()
-}
-
 /// Runs `arena tune`.
 ///
 /// # Errors
 /// Bad settings or parameters, an engine that fails its check, unwritable
 /// files.
-pub fn run(args: &TuneArgs) -> anyhow::Result<()> {
+pub fn run(args: &TuneSettings) -> anyhow::Result<()> {
     let progress = Arc::new(Progress::new(args.quiet));
     if let Some(dir) = &args.resume {
         let report = arena::resume_tune(dir, args.concurrency, Arc::clone(&progress) as Arc<dyn TuneObserver>);
@@ -312,38 +241,15 @@ pub fn run(args: &TuneArgs) -> anyhow::Result<()> {
         print_final(&report?, dir);
         return Ok(());
     }
-    anyhow::ensure!(
-        !args.engine.is_empty(),
-        "give the engine to tune with --engine cmd=PATH ..."
-    );
-    let mut tokens = pairs(&args.each)?;
-    tokens.extend(pairs(&args.engine)?);
-    let engine = EngineSpec::from_pairs(&tokens).context("--engine")?;
+    let config = TuneConfig::new(args)?;
     let params = match &args.params {
         Some(path) => {
             let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
             spsa::parse_params(&text).with_context(|| format!("{}", path.display()))?
         }
-        None => arena::engine_params(&engine)?,
+        None => arena::engine_params(&config.engine)?,
     };
-    let openings = if args.openings.is_empty() {
-        None
-    } else {
-        Some(OpeningsConfig::from_tokens(&args.openings)?)
-    };
-    let config = TuneConfig {
-        engine,
-        games: args.games.unwrap_or(20_000),
-        concurrency: args.concurrency.unwrap_or(1),
-        openings,
-        seed: args.seed.unwrap_or(1),
-        pairs_per_trial: args.pairs_per_trial.unwrap_or(2),
-        recipe: args.recipe.unwrap_or_default(),
-    };
-    let out = args.out.clone().unwrap_or_else(|| {
-        let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        PathBuf::from("arena-runs").join(format!("tune-{secs}"))
-    });
+    let out = args.out.clone().unwrap_or_else(|| crate::commands::default_out("tune"));
     if !args.quiet {
         eprintln!(
             "tuning {} parameters of {} ({}, concurrency {}): {} games, output in {}",

@@ -4,9 +4,12 @@
 //! `results` writer (skipping and reporting a torn row), and bad input
 //! fails with a message and a non-zero exit code.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use common::STATS_KEYS;
 use results::{GameRecord, GameResult, RecordWriter, Tally, Termination, read_record_files};
 use serde_json::Value;
 
@@ -44,26 +47,12 @@ fn close(value: &Value, key: &str, expected: f64, tolerance: f64) {
     );
 }
 
-const KEYS: [&str; 11] = [
-    "games",
-    "pairs",
-    "elo",
-    "elo_ci95",
-    "nelo",
-    "nelo_ci95",
-    "los",
-    "llr",
-    "lower_bound",
-    "upper_bound",
-    "decision",
-];
-
 #[test]
 fn penta_json_has_fishtest_values_and_exactly_the_documented_keys() {
     let v = json(&["stats", "--penta", "10789,19328,33806,19402,10543", "--json"]);
     let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
     keys.sort_unstable();
-    let mut expected = KEYS.to_vec();
+    let mut expected = STATS_KEYS.to_vec();
     expected.sort_unstable();
     assert_eq!(keys, expected);
 
@@ -214,6 +203,61 @@ fn match_file(dir: &Path) -> PathBuf {
     path
 }
 
+/// The figures of `arena stats --from FILE --json` for `rows` written in
+/// that order.
+fn stats_of_rows(dir: &Path, name: &str, rows: &[GameRecord], extra: &[&str]) -> Value {
+    let path = dir.join(name);
+    let mut writer = RecordWriter::create(&path).unwrap();
+    for row in rows {
+        writer.write(row).unwrap();
+    }
+    drop(writer);
+    let mut args = vec!["stats", "--from", path.to_str().unwrap(), "--json"];
+    args.extend_from_slice(extra);
+    let output = arena(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    serde_json::from_str(&stdout(&output)).unwrap()
+}
+
+#[test]
+fn the_default_player_is_the_runs_first_engine_whatever_the_row_order() {
+    let dir = temp_dir("shuffled");
+    // An arena match: game 2k gives Red to the first engine, `new`, which
+    // wins most games.
+    let rows: Vec<GameRecord> = (0..16u64)
+        .map(|n| {
+            let (red, blue) = if n % 2 == 0 { ("new", "old") } else { ("old", "new") };
+            let winner_red = red == "new" || n % 5 == 0;
+            let mut g = game(
+                n,
+                red,
+                blue,
+                if winner_red {
+                    GameResult::RedWins
+                } else {
+                    GameResult::BlueWins
+                },
+            );
+            g.pair = n / 2;
+            g
+        })
+        .collect();
+    let ordered = stats_of_rows(&dir, "ordered.csv", &rows, &[]);
+    assert!(ordered["elo"].as_f64().unwrap() > 0.0, "{ordered}");
+    assert_eq!(ordered, stats_of_rows(&dir, "named.csv", &rows, &["--player", "new"]));
+    // The order a resumed run leaves: the rows as games finished, the
+    // first one with `old` as Red. Several shuffles, all the same figures.
+    for shift in [1, 5, 11] {
+        let mut shuffled = rows.clone();
+        shuffled.rotate_left(shift);
+        shuffled.swap(2, 9);
+        assert_eq!(shuffled[0].red, "old");
+        let name = format!("shuffled-{shift}.csv");
+        assert_eq!(stats_of_rows(&dir, &name, &shuffled, &[]), ordered, "shift {shift}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("leaper-arena-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -337,7 +381,7 @@ fn degenerate_counts_still_give_numbers() {
         ["stats", "--penta", "18446744073709551615,0,0,0,0", "--json"],
     ] {
         let v = json(&args);
-        for key in KEYS.iter().filter(|k| !matches!(**k, "decision" | "pairs")) {
+        for key in STATS_KEYS.iter().filter(|k| !matches!(**k, "decision" | "pairs")) {
             assert!(v[key].is_number(), "{args:?}: {key} is {}", v[key]);
         }
     }

@@ -57,7 +57,7 @@ fn a_tuning_run_killed_and_resumed_loses_nothing() {
         "--engine",
         &format!("cmd={}", leaper_bin().display()),
         "--each",
-        "nodes=3000",
+        "nodes=1500",
         "option.Hash=8",
         "--games",
         "64",
@@ -70,7 +70,9 @@ fn a_tuning_run_killed_and_resumed_loses_nothing() {
     ]);
     let mut child = spawn_arena(&args);
     // Kill it (SIGKILL) once a few updates are on disk.
-    let deadline = Instant::now() + Duration::from_secs(30);
+    // (A bound for a loaded machine: a debug `leaper` plays these games, and
+    // on 2 shared cores at load 20 an update can take 15 s.)
+    let deadline = Instant::now() + Duration::from_secs(90);
     let updates = |dir: &Path| {
         std::fs::read_to_string(dir.join("history.csv"))
             .ok()
@@ -86,12 +88,12 @@ fn a_tuning_run_killed_and_resumed_loses_nothing() {
     let _ = child.wait();
     assert!(ended.is_none(), "the run ended ({ended:?}) before it could be killed");
     let killed_at = Some(history_games(&out)).filter(|rows| rows.len() >= 4);
-    let before = killed_at.expect("three updates within 30 s");
+    let before = killed_at.expect("three updates within 90 s");
     assert!(*before.last().unwrap() < 64, "killed after the end: {before:?}");
 
     let resumed = run_ok(
         &strings(&["tune", "--quiet", "--resume", out.to_str().unwrap()]),
-        Duration::from_secs(40),
+        Duration::from_secs(150),
     );
     let text = stdout(&resumed);
 
@@ -113,8 +115,18 @@ fn a_tuning_run_killed_and_resumed_loses_nothing() {
         "{}",
         &svg[..svg.len().min(80)]
     );
-    assert_eq!(svg.matches("<polyline").count(), tuner.params().len());
-    assert!(!out.join("traces.svg.tmp").exists());
+    // A line and a legend entry (name = latest value) per parameter.
+    assert!(svg.matches("<polyline").count() >= tuner.params().len());
+    for param in tuner.params() {
+        assert!(svg.contains(&format!("{} = ", param.name)), "{} missing", param.name);
+    }
+    assert!(svg.contains("64 games"));
+    // Whole, though the kill may have hit a rewrite of it.
+    assert!(
+        svg.trim_end().ends_with("</svg>"),
+        "{}",
+        &svg[svg.len().saturating_sub(80)..]
+    );
 
     let names: Vec<&str> = tuner.params().iter().map(|p| p.name.as_str()).collect();
     assert!(
@@ -161,7 +173,7 @@ fn a_two_parameter_file_is_tuned_and_printed() {
         "--out",
         out.to_str().unwrap(),
     ]);
-    let text = stdout(&run_ok(&args, Duration::from_secs(30)));
+    let text = stdout(&run_ok(&args, Duration::from_secs(60)));
     check_final_lines(&text, &["LmrBase", "TimeSoftPermille"]);
     assert_eq!(
         text.lines().filter(|l| l.starts_with("setoption name ")).count(),

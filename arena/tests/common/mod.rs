@@ -11,6 +11,21 @@ use std::time::{Duration, Instant};
 use results::{GameRecord, read_record_file};
 use serde_json::Value;
 
+/// The keys of `arena stats --json`, which `summary.json` begins with.
+pub const STATS_KEYS: [&str; 11] = [
+    "games",
+    "pairs",
+    "elo",
+    "elo_ci95",
+    "nelo",
+    "nelo_ci95",
+    "los",
+    "llr",
+    "lower_bound",
+    "upper_bound",
+    "decision",
+];
+
 /// The arena binary under test.
 pub fn arena_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_arena"))
