@@ -12,8 +12,8 @@
 //!   log scale, with bad lines reported by number.
 //! - [`Schedule`]: fishtest's classic recipe and the averaged default,
 //!   which reaches better values within a fixed budget of games.
-//! - [`HistoryWriter`] and [`traces_svg`]: the run's history as CSV and a
-//!   plot of the parameter traces.
+//! - [`HistoryWriter`]: the run's history as CSV (the arena draws the
+//!   plot of the parameter traces from it).
 //! - [`synthetic`]: matches with a known optimum, for the benchmark and
 //!   the tests.
 //!
@@ -28,7 +28,6 @@ mod param;
 mod rng;
 mod schedule;
 mod state;
-mod svg;
 pub mod synthetic;
 mod tuner;
 
@@ -41,5 +40,4 @@ pub use schedule::{
     DRAW_PRIOR_PAIRS, ELO_PER_SCORE, HOLD_REFERENCE_PAIRS, Recipe, Schedule, ScheduleError, derived_rate, draw_ratio,
 };
 pub use state::{StateError, write_atomic};
-pub use svg::traces_svg;
 pub use tuner::{Config, ConfigError, MAX_GAMES, MAX_PAIRS_PER_TRIAL, TellError, Trial, TrialId, Tuner};

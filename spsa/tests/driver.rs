@@ -1,7 +1,7 @@
 //! A driver shaped like `arena tune`: the tuner lives on the driver thread,
 //! worker threads play trials and send results back in whatever order they
 //! finish, and after every result the driver saves the state, appends a
-//! history row and redraws the plot. Halfway the driver dies without
+//! history row. Halfway the driver dies without
 //! warning (its tuner is simply dropped, results in flight are lost), and a
 //! new driver resumes from the files alone.
 
@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 
 use common::{fake_result, scratch, tuner};
-use spsa::{HistoryWriter, Pentanomial, Schedule, Trial, TrialId, Tuner, parse_history, traces_svg, write_atomic};
+use spsa::{HistoryWriter, Pentanomial, Schedule, Trial, TrialId, Tuner, parse_history};
 
 const WORKERS: usize = 4;
 
@@ -70,12 +70,6 @@ fn drive(tuner: &mut Tuner, dir: &Path, history: &mut HistoryWriter, stop_after:
     told
 }
 
-fn redraw(tuner: &Tuner, dir: &Path) {
-    let text = std::fs::read_to_string(dir.join("history.csv")).expect("history");
-    let rows = parse_history(&text).expect("parsed").rows;
-    write_atomic(&dir.join("traces.svg"), traces_svg(tuner.params(), &rows).as_bytes()).expect("plot");
-}
-
 #[test]
 fn a_killed_driver_resumes_from_its_files_and_finishes_the_budget() {
     let dir = scratch("driver");
@@ -86,7 +80,6 @@ fn a_killed_driver_resumes_from_its_files_and_finishes_the_budget() {
     first.save(&dir.join("state.json")).expect("state saved");
     let told = drive(&mut first, &dir, &mut history, 200);
     assert_eq!(told, 200);
-    redraw(&first, &dir);
     drop((first, history)); // kill -9: nothing more is written
 
     let mut resumed = Tuner::load(&dir.join("state.json")).expect("state loads");
@@ -95,7 +88,6 @@ fn a_killed_driver_resumes_from_its_files_and_finishes_the_budget() {
         HistoryWriter::resume(&dir.join("history.csv"), &names, resumed.games()).expect("history resumes");
     assert_eq!(kept.last().map(|r| r.games), Some(800));
     drive(&mut resumed, &dir, &mut history, usize::MAX);
-    redraw(&resumed, &dir);
 
     assert!(resumed.is_done());
     assert_eq!(resumed.pending().count(), 0);
@@ -105,7 +97,5 @@ fn a_killed_driver_resumes_from_its_files_and_finishes_the_budget() {
         .rows;
     assert_eq!(rows.last().map(|r| r.games), Some(2_000));
     assert!(rows.windows(2).all(|w| w[0].games <= w[1].games));
-    let svg = std::fs::read_to_string(dir.join("traces.svg")).expect("plot");
-    assert_eq!(svg.matches("<polyline").count(), names.len());
     let _ = std::fs::remove_dir_all(dir);
 }

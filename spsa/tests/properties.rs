@@ -4,8 +4,7 @@
 
 use proptest::prelude::*;
 use spsa::{
-    Config, HistoryRow, Kind, Param, Pentanomial, Scale, Schedule, TrialId, Tuner, history_line, parse_history,
-    parse_params, traces_svg,
+    Config, Kind, Param, Pentanomial, Scale, Schedule, TrialId, Tuner, history_line, parse_history, parse_params,
 };
 
 /// Any f64, with the awkward ones well represented.
@@ -200,17 +199,6 @@ proptest! {
         let row = tuner.history_row();
         let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
         let csv = format!("{}{}", spsa::history_header(&names), history_line(&row));
-        prop_assert_eq!(parse_history(&csv).expect("parses").rows, vec![row.clone()]);
-        let svg = traces_svg(&params, &[row]);
-        prop_assert!(!svg.contains("NaN") && !svg.contains("inf"));
-    }
-
-    #[test]
-    fn the_plot_takes_any_numbers(values in proptest::collection::vec(any_number(), 0..4), games: u64) {
-        let param = Param::new("x", Kind::Float, 0.5, 0.0, 1.0, 0.1, 0.002).expect("valid");
-        let rows = vec![HistoryRow { games, values }];
-        let svg = traces_svg(&[param], &rows);
-        prop_assert!(svg.ends_with("</svg>\n"));
-        prop_assert!(!svg.contains("NaN"));
+        prop_assert_eq!(parse_history(&csv).expect("parses").rows, vec![row]);
     }
 }
