@@ -61,7 +61,11 @@ impl Evaluator for Checked {
             assert_eq!(top.hash(), pos.hash(), "evaluated a position off the pushed path");
             self.checked.fetch_add(1, Ordering::Relaxed);
         }
-        assert_eq!(score, self.net.evaluate(pos), "incremental and scratch evaluations differ");
+        assert_eq!(
+            score,
+            self.net.evaluate(pos),
+            "incremental and scratch evaluations differ"
+        );
         score
     }
 
@@ -75,7 +79,11 @@ impl Evaluator for Checked {
     }
 
     fn push(&mut self, before: &Position, mv: Move, after: &Position) {
-        assert_eq!(self.path.last().map(Position::hash), Some(before.hash()), "push from off the path");
+        assert_eq!(
+            self.path.last().map(Position::hash),
+            Some(before.hash()),
+            "push from off the path"
+        );
         self.pushes.fetch_add(1, Ordering::Relaxed);
         self.inner.push(before, mv, after);
         self.path.push(after.clone());
@@ -135,7 +143,10 @@ fn incremental_evaluation_equals_scratch_along_real_searches() {
     }
     let (checked, pushes) = (checked.load(Ordering::Relaxed), pushes.load(Ordering::Relaxed));
     eprintln!("{checked} evaluations checked after {pushes} pushes");
-    assert!(checked > 10_000 && pushes > 10_000, "{checked} evaluations, {pushes} pushes");
+    assert!(
+        checked > 10_000 && pushes > 10_000,
+        "{checked} evaluations, {pushes} pushes"
+    );
 }
 
 #[test]

@@ -135,9 +135,9 @@ fn shipped_weights_parse_and_the_default_is_full() {
 
 #[test]
 fn the_embedded_network_loads_and_evaluates_within_bounds() {
-    let net = super::shipped_network().expect("the embedded network loads");
+    let net = shipped_network().expect("the embedded network loads");
     let mut eval = Eval::new(EvalKind::Nnue);
-    assert!(eval.network().is_some_and(|n| std::sync::Arc::ptr_eq(n, &net)));
+    assert!(eval.network().is_some_and(|n| Arc::ptr_eq(n, &net)));
     let mut rng = StdRng::seed_from_u64(9);
     let pos = Position::from_setups(&Setup::random(&mut rng), &Setup::random(&mut rng));
     let score = eval.evaluate(&pos);

@@ -21,10 +21,10 @@ pub use options::{Change, DEFAULT_HASH_MB, EngineOptions, OptionError};
 pub use perft::perft_stoppable;
 
 use crate::eval::{Eval, EvalKind};
-use leaper_nnue::QuantNetwork;
 use crate::rules::{Color, GameMove, MoveList, Position, SetupCase};
 use crate::search::{Clock, Iteration, Limits, Params, ScoreReport, SearchResult, Searcher, Signals, TableError};
 use crossbeam_channel::{Receiver, Sender};
+use leaper_nnue::QuantNetwork;
 use parking_lot::Mutex;
 use protocol::{
     BestMove, Command, EngineMessage, Id, Info, Line, MoveToken, ParseError, Score, SearchLimits, SpsaParam,
@@ -552,7 +552,9 @@ impl Server {
     /// wrong, and the previous network stays.
     fn set_eval_file(&mut self, path: &str) {
         if path.is_empty() {
-            self.error(format!("option {EVAL_FILE_OPTION} needs a file: setoption name {EVAL_FILE_OPTION} value <path>"));
+            self.error(format!(
+                "option {EVAL_FILE_OPTION} needs a file: setoption name {EVAL_FILE_OPTION} value <path>"
+            ));
             return;
         }
         match QuantNetwork::load(Path::new(path)) {

@@ -106,9 +106,10 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
         epochs: args.epochs,
         batch_size: args.batch as usize,
         learning_rate: args.lr,
-        threads: args
-            .threads
-            .map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |t| t as usize),
+        threads: args.threads.map_or_else(
+            || std::thread::available_parallelism().map_or(1, |n| n.get()),
+            |t| t as usize,
+        ),
         validation_fraction: args.val_fraction,
         seed: args.seed,
         checkpoint: checkpoint.clone(),
@@ -164,5 +165,9 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
 }
 
 fn display_list(paths: &[PathBuf]) -> String {
-    paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -80,7 +80,11 @@ fn training_lowers_the_validation_loss_exports_a_network_and_resumes() {
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
     eprintln!("{stdout}");
     let losses = validation_losses(&stdout);
-    assert_eq!(losses.iter().map(|l| l.0).collect::<Vec<_>>(), [0, 1, 2, 3, 4], "{stdout}");
+    assert_eq!(
+        losses.iter().map(|l| l.0).collect::<Vec<_>>(),
+        [0, 1, 2, 3, 4],
+        "{stdout}"
+    );
     let (first, last) = (losses[0].1, losses[4].1);
     assert!(last < first - 0.01, "validation loss {first} -> {last}\n{stdout}");
     assert!(stdout.contains("samples/s"), "{stdout}");
@@ -105,17 +109,37 @@ fn bad_input_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope.bin");
     let net = dir.path().join("net.nnue");
-    let out = run(&["train", "--data", missing.to_str().unwrap(), "--out", net.to_str().unwrap()]);
+    let out = run(&[
+        "train",
+        "--data",
+        missing.to_str().unwrap(),
+        "--out",
+        net.to_str().unwrap(),
+    ]);
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("nope.bin"), "{}", text(&out.stderr));
 
     let junk = dir.path().join("junk.bin");
     std::fs::write(&junk, b"not a data file at all, not at all").unwrap();
-    let out = run(&["train", "--data", junk.to_str().unwrap(), "--out", net.to_str().unwrap()]);
+    let out = run(&[
+        "train",
+        "--data",
+        junk.to_str().unwrap(),
+        "--out",
+        net.to_str().unwrap(),
+    ]);
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("junk.bin"), "{}", text(&out.stderr));
 
-    let out = run(&["train", "--data", junk.to_str().unwrap(), "--out", net.to_str().unwrap(), "--lambda", "2"]);
+    let out = run(&[
+        "train",
+        "--data",
+        junk.to_str().unwrap(),
+        "--out",
+        net.to_str().unwrap(),
+        "--lambda",
+        "2",
+    ]);
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("--lambda"), "{}", text(&out.stderr));
     assert!(!net.exists());
