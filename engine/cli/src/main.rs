@@ -51,7 +51,7 @@ enum Command {
         /// Search depth, plies.
         #[arg(long, default_value_t = leaper::server::bench::DEFAULT_DEPTH)]
         depth: u32,
-        /// Evaluation to search with: material, psq or full (default: the engine's, full).
+        /// Evaluation to search with: material, psq, full or nnue (default: the engine's, full).
         #[arg(long, value_parser = eval_cli::parse_kind)]
         eval: Option<EvalKind>,
     },

@@ -9,7 +9,7 @@
 //! calls it through `&mut self`, so an evaluator may keep state of its own
 //! (an incrementally updated accumulator) without locks.
 
-use crate::rules::{Color, Position, Role};
+use crate::rules::{Color, Move, Position, Role};
 
 /// A static evaluation function, owned by one search thread.
 pub trait Evaluator: Clone + Send {
@@ -22,6 +22,32 @@ pub trait Evaluator: Clone + Send {
     /// A rough value of a piece of `role` on the board, in the same unit,
     /// for move ordering (most valuable victim first) and futility margins.
     fn piece_value(&self, role: Role) -> i32;
+
+    /// A search starts at `root`: an incremental evaluator starts its path
+    /// there. The search calls [`Evaluator::push`] / [`Evaluator::pop`]
+    /// around every move it makes below, [`Evaluator::push_null`] around a
+    /// null move, and [`Evaluator::end`] when the root search returns.
+    /// Stateless evaluators ignore all five.
+    #[inline]
+    fn begin(&mut self, _root: &Position) {}
+
+    /// The search made `mv`, going from `before` (the current position) to
+    /// `after`.
+    #[inline]
+    fn push(&mut self, _before: &Position, _mv: Move, _after: &Position) {}
+
+    /// The search made a null move.
+    #[inline]
+    fn push_null(&mut self) {}
+
+    /// The search took back the last move (or null move).
+    #[inline]
+    fn pop(&mut self) {}
+
+    /// The root search returned: later calls of [`Evaluator::evaluate`]
+    /// are on positions off the search path.
+    #[inline]
+    fn end(&mut self) {}
 }
 
 /// Material: a value per piece on the board and per piece in hand, plus a

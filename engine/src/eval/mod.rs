@@ -4,12 +4,15 @@
 //! features (`features`) and its weights and their file (`weights`). The
 //! tools that fit the weights live in the `leaper-train` crate.
 //!
-//! Three evaluations sit behind the one type, chosen by [`EvalKind`]:
+//! Four evaluations sit behind the one type, chosen by [`EvalKind`]:
 //! `material` (the search's plain count), `psq` (the published piece-square
 //! model of seed 000: 50 piece-square and 30 hand weights and a tempo) and
 //! `full` (the same terms refitted with 70 features about the enemy wazir,
 //! weights fitted to this engine's self-play games and shipped in
-//! `full.txt`). The UCI option `Eval` picks one; the server hands the
+//! `full.txt`), and `nnue` (the learned network of the `leaper-nnue` crate,
+//! evaluated through an accumulator stack that the search updates move by
+//! move; the network comes embedded, [`shipped_network`], or from a file,
+//! [`Eval::with_network`]). The UCI option `Eval` picks one; the server hands the
 //! searcher an [`Eval`] of that kind. This module reads no environment and
 //! holds no global setting: other weights come in as a value
 //! ([`Eval::with_full_weights`]).
@@ -23,8 +26,9 @@ pub use weights::{Weights, WeightsError};
 
 pub use material::{Evaluator, Material};
 
-use crate::rules::{Position, Role};
+use crate::rules::{Move, Position, Role};
 use features::Sink;
+use leaper_nnue::{AccumulatorStack, QuantNetwork};
 use std::sync::{Arc, OnceLock};
 
 /// Evaluations never leave ±this (a logit of 30): far inside the mate band.
@@ -32,6 +36,11 @@ pub const EVAL_BOUND: i32 = 300_000;
 
 /// The shipped weights of the full model.
 const FULL_WEIGHTS: &str = include_str!("full.txt");
+
+/// The shipped network of the nnue evaluation (the `leaper-nnue` file
+/// format), if this build embeds one: `leaper-data train` on the gen1
+/// self-play data (see engine/train/README.md).
+const SHIPPED_NETWORK: Option<&[u8]> = Some(include_bytes!("../../data/leaper.nnue"));
 
 /// Which evaluation to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -42,11 +51,13 @@ pub enum EvalKind {
     Psq,
     /// Piece-square, hand and enemy-wazir features, fitted to self-play.
     Full,
+    /// The learned network (NNUE), updated incrementally along the search.
+    Nnue,
 }
 
 impl EvalKind {
     /// All kinds, as the `Eval` option lists them.
-    pub const ALL: [EvalKind; 3] = [EvalKind::Material, EvalKind::Psq, EvalKind::Full];
+    pub const ALL: [EvalKind; 4] = [EvalKind::Material, EvalKind::Psq, EvalKind::Full, EvalKind::Nnue];
 
     /// The option value naming it.
     pub const fn name(self) -> &'static str {
@@ -54,6 +65,7 @@ impl EvalKind {
             EvalKind::Material => "material",
             EvalKind::Psq => "psq",
             EvalKind::Full => "full",
+            EvalKind::Nnue => "nnue",
         }
     }
 
@@ -74,6 +86,14 @@ pub const DEFAULT_KIND: EvalKind = EvalKind::Full;
 pub fn shipped_full_weights() -> Arc<Weights> {
     static FULL: OnceLock<Arc<Weights>> = OnceLock::new();
     Arc::clone(FULL.get_or_init(|| Arc::new(Weights::parse(FULL_WEIGHTS).unwrap_or_else(|_| Weights::seed()))))
+}
+
+/// The embedded network, parsed once; `None` when this build embeds none
+/// (or, which a test guards against, the embedded file does not load).
+pub fn shipped_network() -> Option<Arc<QuantNetwork>> {
+    static NET: OnceLock<Option<Arc<QuantNetwork>>> = OnceLock::new();
+    NET.get_or_init(|| SHIPPED_NETWORK.and_then(|bytes| QuantNetwork::from_bytes(bytes).ok().map(Arc::new)))
+        .clone()
 }
 
 /// The published piece-square weights.
@@ -113,16 +133,25 @@ pub fn linear(pos: &Position, weights: &Weights, set: FeatureSet) -> i32 {
     (own.total - enemy.total + weights.tempo).clamp(-EVAL_BOUND, EVAL_BOUND)
 }
 
-/// The engine's evaluator: material, the published piece-square model, or
-/// the full fitted model. A plain value: each searcher owns its own (one
-/// per search thread), so two searchers in one process may evaluate
-/// differently.
+/// The engine's evaluator: material, the published piece-square model,
+/// the full fitted model, or the network. A plain value: each searcher
+/// owns its own (one per search thread), so two searchers in one process
+/// may evaluate differently, and each thread's clone has its own
+/// accumulator stack.
 #[derive(Clone, Debug)]
 pub struct Eval {
     kind: EvalKind,
     material: Material,
     psq: Arc<Weights>,
     full: Arc<Weights>,
+    network: Option<Arc<QuantNetwork>>,
+    /// The accumulators along the current search path (nnue only).
+    stack: AccumulatorStack,
+    /// Whether `stack` follows the search: set by [`Evaluator::begin`] when
+    /// the kind is nnue and a network is there, cleared by
+    /// [`Evaluator::end`]; the other kinds never set it, so their cost per
+    /// move is one untaken branch.
+    tracking: bool,
 }
 
 impl Default for Eval {
@@ -146,12 +175,36 @@ impl Eval {
             material: Material::default(),
             psq: psq_weights(),
             full,
+            network: shipped_network(),
+            stack: AccumulatorStack::new(),
+            tracking: false,
         }
     }
 
-    /// The same weights, evaluating with `kind`.
+    /// The same weights, evaluating with `kind`. (A nnue evaluator without
+    /// a network evaluates as `full`; see [`Eval::network`].)
     pub fn with_kind(&self, kind: EvalKind) -> Eval {
-        Eval { kind, ..self.clone() }
+        Eval {
+            kind,
+            tracking: false,
+            ..self.clone()
+        }
+    }
+
+    /// The same kind and weights with `network` for the nnue evaluation
+    /// (as the `EvalFile` option asks).
+    pub fn with_network(&self, network: Arc<QuantNetwork>) -> Eval {
+        Eval {
+            network: Some(network),
+            tracking: false,
+            ..self.clone()
+        }
+    }
+
+    /// The network of the nnue evaluation, if there is one (embedded or
+    /// loaded).
+    pub fn network(&self) -> Option<&Arc<QuantNetwork>> {
+        self.network.as_ref()
     }
 
     /// The kind it evaluates with.
@@ -172,7 +225,52 @@ impl Evaluator for Eval {
             EvalKind::Material => self.material.evaluate(pos),
             EvalKind::Psq => linear(pos, &self.psq, FeatureSet::Psq),
             EvalKind::Full => linear(pos, &self.full, FeatureSet::Full),
+            EvalKind::Nnue => match &self.network {
+                Some(net) if self.tracking => {
+                    let score = self.stack.evaluate(net, pos);
+                    debug_assert_eq!(score, net.evaluate(pos), "incremental nnue evaluation differs");
+                    score.clamp(-EVAL_BOUND, EVAL_BOUND)
+                }
+                Some(net) => net.evaluate(pos).clamp(-EVAL_BOUND, EVAL_BOUND),
+                None => linear(pos, &self.full, FeatureSet::Full),
+            },
         }
+    }
+
+    #[inline]
+    fn begin(&mut self, root: &Position) {
+        if let (EvalKind::Nnue, Some(net)) = (self.kind, &self.network) {
+            self.stack.reset(net, root);
+            self.tracking = true;
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, before: &Position, mv: Move, after: &Position) {
+        if self.tracking
+            && let Some(net) = &self.network
+        {
+            self.stack.push(net, before, mv, after);
+        }
+    }
+
+    #[inline]
+    fn push_null(&mut self) {
+        if self.tracking {
+            self.stack.push_null();
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) {
+        if self.tracking {
+            self.stack.pop();
+        }
+    }
+
+    #[inline]
+    fn end(&mut self) {
+        self.tracking = false;
     }
 
     fn piece_value(&self, role: Role) -> i32 {

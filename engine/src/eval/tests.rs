@@ -132,3 +132,15 @@ fn shipped_weights_parse_and_the_default_is_full() {
     let pos = Position::from_setups(&setup, &setup.for_other_side());
     assert_eq!(Eval::new(EvalKind::Psq).evaluate(&pos), 3520);
 }
+
+#[test]
+fn the_embedded_network_loads_and_evaluates_within_bounds() {
+    let net = shipped_network().expect("the embedded network loads");
+    let mut eval = Eval::new(EvalKind::Nnue);
+    assert!(eval.network().is_some_and(|n| Arc::ptr_eq(n, &net)));
+    let mut rng = StdRng::seed_from_u64(9);
+    let pos = Position::from_setups(&Setup::random(&mut rng), &Setup::random(&mut rng));
+    let score = eval.evaluate(&pos);
+    assert_eq!(score, net.evaluate(&pos));
+    assert!(score.abs() < EVAL_BOUND);
+}

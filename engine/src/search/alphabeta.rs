@@ -308,8 +308,10 @@ impl<'a, E: Evaluator> Context<'a, E> {
         let mut best = -INFINITY;
         let mut best_index = None;
         let their_wazir = pos.wazir(!pos.turn());
+        self.eval.begin(pos);
         for (i, &mv) in order.iter().enumerate() {
             let child = pos.after(mv);
+            self.eval.push(pos, mv, &child);
             let extend = self.params.check_extension && attacks_after(pos, mv, their_wazir);
             let new_depth = depth - 1 + i32::from(extend);
             let score = if i == 0 {
@@ -322,6 +324,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
                     s
                 }
             };
+            self.eval.pop();
             if self.stopped {
                 break;
             }
@@ -339,6 +342,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
                 }
             }
         }
+        self.eval.end();
         (best, best_index)
     }
 
@@ -434,7 +438,9 @@ impl<'a, E: Evaluator> Context<'a, E> {
             let child = pos.null_move();
             let floor = self.floor;
             self.floor = self.base + ply + 1;
+            self.eval.push_null();
             let score = -self.negamax(&child, depth - 1 - reduction, -beta, -beta + 1, ply + 1, false);
+            self.eval.pop();
             self.floor = floor;
             if self.stopped {
                 return 0;
@@ -482,6 +488,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
             let capture = is_capture(pos, mv);
             let check = attacks_after(pos, mv, their_wazir);
             let child = pos.after(mv);
+            self.eval.push(pos, mv, &child);
             let new_depth = depth - 1 + i32::from(extend_ok && check);
             let score = if searched == 0 {
                 -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, true)
@@ -506,6 +513,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
                 }
                 s
             };
+            self.eval.pop();
             if self.stopped {
                 return 0;
             }
@@ -586,7 +594,10 @@ impl<'a, E: Evaluator> Context<'a, E> {
             } else if can_capture_wazir(&child).is_some() {
                 -win_at(iply + 2)
             } else {
-                -self.quiescence(&child, -beta, -alpha, ply + 1)
+                self.eval.push(pos, mv, &child);
+                let score = -self.quiescence(&child, -beta, -alpha, ply + 1);
+                self.eval.pop();
+                score
             };
             if self.stopped {
                 return 0;

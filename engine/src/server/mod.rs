@@ -20,18 +20,20 @@ mod perft;
 pub use options::{Change, DEFAULT_HASH_MB, EngineOptions, OptionError};
 pub use perft::perft_stoppable;
 
-use crate::eval::Eval;
+use crate::eval::{Eval, EvalKind};
 use crate::rules::{Color, GameMove, MoveList, Position, SetupCase};
 use crate::search::{Clock, Iteration, Limits, Params, ScoreReport, SearchResult, Searcher, Signals, TableError};
 use crossbeam_channel::{Receiver, Sender};
+use leaper_nnue::QuantNetwork;
 use parking_lot::Mutex;
 use protocol::{
     BestMove, Command, EngineMessage, Id, Info, Line, MoveToken, ParseError, Score, SearchLimits, SpsaParam,
-    StartPosition,
+    StartPosition, UciOption,
 };
 use std::fmt;
 use std::io::Write;
 use std::panic::AssertUnwindSafe;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
@@ -270,6 +272,9 @@ fn run_perft(pos: &Position, depth: u32, signals: &Signals, out: &Output) {
     }
 }
 
+/// The string option naming a network file for the nnue evaluation.
+pub const EVAL_FILE_OPTION: &str = "EvalFile";
+
 /// The UCI engine: the position, the options, and the search thread.
 #[derive(Debug)]
 pub struct Server {
@@ -281,6 +286,8 @@ pub struct Server {
     /// The evaluator of the `Eval` option's kind (its weights are the
     /// ones the server was made with).
     eval: Eval,
+    /// The `EvalFile` last loaded (empty: the embedded network).
+    eval_file: String,
     params: Params,
     debug: bool,
     signals: Arc<Signals>,
@@ -332,6 +339,7 @@ impl Server {
             history: Vec::new(),
             options,
             eval,
+            eval_file: String::new(),
             params: Params::default(),
             debug: false,
             signals,
@@ -489,21 +497,32 @@ impl Server {
             EngineMessage::Id(Id::Name(format!("leaper {}", env!("CARGO_PKG_VERSION")))).to_string(),
             EngineMessage::Id(Id::Author(env!("CARGO_PKG_AUTHORS").replace(':', ", "))).to_string(),
         ];
-        lines.extend(
-            self.options
-                .uci_options(&self.params)
-                .into_iter()
-                .map(|o| EngineMessage::Option(o).to_string()),
+        let mut options = self.options.uci_options(&self.params);
+        options.insert(
+            EngineOptions::STANDARD,
+            UciOption::string(EVAL_FILE_OPTION, self.eval_file.as_str()),
         );
+        lines.extend(options.into_iter().map(|o| EngineMessage::Option(o).to_string()));
         lines.push(EngineMessage::UciOk.to_string());
         self.out.send_all(lines);
     }
 
     fn set_option(&mut self, name: &str, value: Option<&str>) {
+        if protocol::option_names_match(EVAL_FILE_OPTION, name) {
+            self.set_eval_file(value.unwrap_or_default().trim());
+            return;
+        }
         match self.options.parse_change(&self.params, name, value) {
             Ok(Change::Options(mut next)) => {
                 if next.hash_mb != self.options.hash_mb && !self.resize(next.hash_mb) {
                     next.hash_mb = self.options.hash_mb;
+                }
+                if next.eval == EvalKind::Nnue && self.eval.network().is_none() {
+                    self.error(
+                        "option Eval: nnue needs a network and this build embeds none; \
+                         set EvalFile to a network file first",
+                    );
+                    next.eval = self.eval.kind();
                 }
                 if next.eval != self.eval.kind() {
                     self.eval = self.eval.with_kind(next.eval);
@@ -525,6 +544,28 @@ impl Server {
             }
             Ok(Change::Params(next)) => self.params = next,
             Err(err) => self.error(err),
+        }
+    }
+
+    /// `setoption name EvalFile value <path>`: loads the network the nnue
+    /// evaluation uses; a file that does not load is named with what is
+    /// wrong, and the previous network stays.
+    fn set_eval_file(&mut self, path: &str) {
+        if path.is_empty() {
+            self.error(format!(
+                "option {EVAL_FILE_OPTION} needs a file: setoption name {EVAL_FILE_OPTION} value <path>"
+            ));
+            return;
+        }
+        match QuantNetwork::load(Path::new(path)) {
+            Ok(net) => {
+                self.eval = self.eval.with_network(Arc::new(net));
+                self.eval_file = path.to_string();
+                self.submit(Job::Eval(Box::new(self.eval.clone())));
+            }
+            Err(err) => self.error(format!(
+                "option {EVAL_FILE_OPTION}: cannot load the network {path}: {err}; keeping the previous network"
+            )),
         }
     }
 

@@ -1,6 +1,8 @@
 //! The engine's UCI options: the standard ones (`Hash`, `Threads`,
 //! `MoveOverhead`, `MultiPV`, `Seed`, `BookVariety`, `OwnBook`, `Ponder`
-//! and the `Eval` combo, which evaluation: `material`, `psq` or `full`),
+//! and the `Eval` combo, which evaluation: `material`, `psq`, `full` or
+//! `nnue`; the string option `EvalFile`, the network file for `nnue`, is
+//! the server's own as it loads a file),
 //! one `spin` per tunable of [`Params`] and one `check` per feature switch
 //! (`NullMove`, `Lmr`, ...), all listed by `uci` and set by `setoption`.
 //!
@@ -149,7 +151,7 @@ impl OptionValue for EvalKind {
         EvalKind::from_name(text).ok_or_else(|| OptionError::BadValue {
             name: name.to_string(),
             value: text.chars().take(40).collect(),
-            expected: "material, psq or full",
+            expected: "material, psq, full or nnue",
         })
     }
 }
@@ -339,7 +341,7 @@ mod tests {
             }))
         ));
         assert!(matches!(
-            options.parse_change(&params, "Eval", Some("nnue")),
+            options.parse_change(&params, "Eval", Some("neural")),
             Err(OptionError::BadValue { .. })
         ));
         assert!(matches!(

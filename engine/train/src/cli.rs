@@ -39,7 +39,7 @@ pub struct SelfplayArgs {
     /// Regular plies played at random at the start of each game.
     #[arg(long, default_value_t = 4)]
     random_plies: u32,
-    /// Evaluation to play with: material, psq or full.
+    /// Evaluation to play with: material, psq, full or nnue.
     #[arg(long, default_value = "full", value_parser = parse_kind)]
     eval: EvalKind,
     /// Hash table per thread, MB.
@@ -49,7 +49,7 @@ pub struct SelfplayArgs {
 
 /// An `--eval` value.
 pub fn parse_kind(text: &str) -> Result<EvalKind, String> {
-    EvalKind::from_name(text).ok_or_else(|| format!("'{text}' is not material, psq or full"))
+    EvalKind::from_name(text).ok_or_else(|| format!("'{text}' is not material, psq, full or nnue"))
 }
 
 /// Runs `leaper selfplay`, playing with the evaluator `eval_of` gives for

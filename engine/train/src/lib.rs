@@ -17,6 +17,7 @@ pub mod data;
 pub mod fit;
 pub mod replay;
 pub mod selfplay;
+pub mod train_cli;
 
 #[cfg(test)]
 mod tests;

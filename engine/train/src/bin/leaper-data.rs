@@ -1,9 +1,10 @@
 //! `leaper-data`: the self-play data tools on their own (the `leaper`
 //! binary mounts the same commands): `datagen` writes or resumes a data
-//! file, `summary` tells what data files hold.
+//! file, `summary` tells what data files hold, `train` fits the NNUE to them.
 
 use clap::{Parser, Subcommand};
 use leaper_train::data::cli::{DatagenArgs, SummaryArgs, datagen, summary};
+use leaper_train::train_cli::{TrainArgs, train};
 
 /// Self-play training data for leaper's evaluation.
 #[derive(Debug, Parser)]
@@ -20,6 +21,8 @@ enum Command {
     Datagen(DatagenArgs),
     /// Counts, result balance, score and ply histograms, duplicates.
     Summary(SummaryArgs),
+    /// Train the NNUE on data files and export the integer network.
+    Train(TrainArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -27,6 +30,7 @@ fn main() -> std::process::ExitCode {
     let result = match &cli.command {
         Command::Datagen(args) => datagen(args),
         Command::Summary(args) => summary(args),
+        Command::Train(args) => train(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -1,0 +1,173 @@
+//! `leaper-data train`: fits the NNUE (leaper-nnue's trainer core) to
+//! self-play data files and exports the integer network the engine loads
+//! with `EvalFile` (or embeds). This is the layer that reads the records,
+//! prints the per-epoch losses and writes the files; the training itself
+//! lives in `leaper_nnue::train`.
+//!
+//! A run with `--checkpoint DIR` writes `DIR/checkpoint.bin` after every
+//! epoch (atomically); `--resume` continues from it with the same data and
+//! seed, and ends with the same network as an uninterrupted run.
+
+use anyhow::{Context, bail};
+use leaper_nnue::FloatNetwork;
+use leaper_nnue::train::{TrainConfig, Trainer, samples_from};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Arguments of `train`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct TrainArgs {
+    /// Data files written by `datagen`, comma-separated (a torn tail is
+    /// dropped with a message).
+    #[arg(long, value_name = "FILE[,FILE]", value_delimiter = ',', required = true)]
+    pub data: Vec<PathBuf>,
+    /// Where to write the integer network.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Passes over the training set (a resumed run counts those already done).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub epochs: u32,
+    /// Samples per minibatch.
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..))]
+    pub batch: u64,
+    /// Adam's step size.
+    #[arg(long, default_value_t = 1e-3)]
+    pub lr: f32,
+    /// Weight of the game's result in the target (0: the search score
+    /// only, 1: the result only).
+    #[arg(long, default_value_t = 0.5)]
+    pub lambda: f32,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub threads: Option<u64>,
+    /// The share of positions held out for the validation loss.
+    #[arg(long, default_value_t = 0.05)]
+    pub val_fraction: f32,
+    /// Seeds the initial weights, the split and every epoch's order.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// A directory for the checkpoint written after every epoch.
+    #[arg(long, value_name = "DIR")]
+    pub checkpoint: Option<PathBuf>,
+    /// Continue from the checkpoint in `--checkpoint DIR`.
+    #[arg(long, requires = "checkpoint")]
+    pub resume: bool,
+}
+
+impl TrainArgs {
+    fn check(&self) -> anyhow::Result<()> {
+        if !(0.0..=1.0).contains(&self.lambda) {
+            bail!("--lambda {} is outside [0, 1]", self.lambda);
+        }
+        if !(0.0..1.0).contains(&self.val_fraction) {
+            bail!("--val-fraction {} is outside [0, 1)", self.val_fraction);
+        }
+        if !(self.lr > 0.0 && self.lr.is_finite()) {
+            bail!("--lr {} must be a positive number", self.lr);
+        }
+        Ok(())
+    }
+}
+
+/// Runs `train`: reads the data, trains, prints each epoch, exports the
+/// network to `args.out`.
+///
+/// # Errors
+/// Bad arguments, unreadable or damaged data, no positions, a checkpoint
+/// that does not fit, a file that cannot be written.
+pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
+    args.check()?;
+    let start = Instant::now();
+    let mut records = Vec::new();
+    for path in &args.data {
+        let mut samples = crate::data::samples(path)?;
+        let before = records.len();
+        for sample in samples.by_ref() {
+            let s = sample?;
+            records.push((s.position, s.score, s.result.as_f32(), s.ply));
+        }
+        if let Some(torn) = samples.torn_tail() {
+            eprintln!("warning: {torn}; dropped");
+        }
+        println!("{}: {} positions", path.display(), records.len() - before);
+    }
+    let read = records.len();
+    let samples = samples_from(records, args.lambda);
+    if samples.is_empty() {
+        bail!("no positions to train on in {}", display_list(&args.data));
+    }
+    let checkpoint = args.checkpoint.as_ref().map(|dir| dir.join("checkpoint.bin"));
+    if let Some(dir) = &args.checkpoint {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let config = TrainConfig {
+        epochs: args.epochs,
+        batch_size: args.batch as usize,
+        learning_rate: args.lr,
+        threads: args.threads.map_or_else(
+            || std::thread::available_parallelism().map_or(1, |n| n.get()),
+            |t| t as usize,
+        ),
+        validation_fraction: args.val_fraction,
+        seed: args.seed,
+        checkpoint: checkpoint.clone(),
+        ..TrainConfig::default()
+    };
+    let threads = config.threads;
+    let model = FloatNetwork::random(&mut StdRng::seed_from_u64(args.seed));
+    let total = samples.len();
+    let mut trainer = Trainer::new(model, samples, config);
+    if args.resume {
+        let path = checkpoint.as_ref().expect("clap requires --checkpoint with --resume");
+        trainer
+            .resume(path)
+            .with_context(|| format!("cannot resume from {}", path.display()))?;
+        println!("resumed from {} after epoch {}", path.display(), trainer.epoch);
+    }
+    let held = trainer.validation().len();
+    println!(
+        "{} positions ({} finished games skipped): {} training, {} validation; lambda {}, lr {}, batch {}, {} threads; read in {:.1} s",
+        total,
+        read - total,
+        total - held,
+        held,
+        args.lambda,
+        args.lr,
+        args.batch,
+        threads,
+        start.elapsed().as_secs_f64()
+    );
+    println!("epoch 0: validation {:.5}", trainer.validation_loss());
+    trainer
+        .run(|r| {
+            println!(
+                "epoch {}: train {:.5} validation {:.5}, {:.0} samples/s, {:.0} s",
+                r.epoch,
+                r.train_loss,
+                r.validation_loss,
+                r.samples_per_second,
+                start.elapsed().as_secs_f64()
+            );
+        })
+        .context("cannot write the checkpoint")?;
+    trainer
+        .export(&args.out)
+        .with_context(|| format!("cannot write the network to {}", args.out.display()))?;
+    println!(
+        "wrote {} after {} epochs in {:.1} s",
+        args.out.display(),
+        trainer.epoch,
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn display_list(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}

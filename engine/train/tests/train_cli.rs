@@ -1,0 +1,146 @@
+//! `leaper-data train` through the real binary: a small data file made by
+//! `datagen`, a few epochs whose validation loss falls, an exported network
+//! that loads, a resumed run from the checkpoint, and bad input refused
+//! with the file or argument named.
+
+use leaper_nnue::QuantNetwork;
+use std::path::Path;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_leaper-data");
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("leaper-data runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The validation losses printed, epoch 0 (before training) first.
+fn validation_losses(stdout: &str) -> Vec<(u32, f32)> {
+    stdout
+        .lines()
+        .filter_map(|line| {
+            let rest = line.strip_prefix("epoch ")?;
+            let (epoch, rest) = rest.split_once(':')?;
+            let value = rest.split("validation ").nth(1)?.split([',', ' ']).next()?;
+            Some((epoch.parse().ok()?, value.parse().ok()?))
+        })
+        .collect()
+}
+
+fn make_data(path: &Path) {
+    let out = run(&[
+        "datagen",
+        "--output",
+        path.to_str().unwrap(),
+        "--positions",
+        "600",
+        "--move-nodes",
+        "200",
+        "--score-nodes",
+        "400",
+        "--hash-mb",
+        "2",
+        "--seed",
+        "3",
+        "--quiet",
+    ]);
+    assert!(out.status.success(), "datagen: {}", text(&out.stderr));
+}
+
+#[test]
+fn training_lowers_the_validation_loss_exports_a_network_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data.bin");
+    make_data(&data);
+    let net = dir.path().join("net.nnue");
+    let ckpt = dir.path().join("ckpt");
+    let (data_s, net_s, ckpt_s) = (data.to_str().unwrap(), net.to_str().unwrap(), ckpt.to_str().unwrap());
+    let common = [
+        "train",
+        "--data",
+        data_s,
+        "--out",
+        net_s,
+        "--batch",
+        "32",
+        "--lr",
+        "0.002",
+        "--threads",
+        "2",
+        "--val-fraction",
+        "0.2",
+        "--checkpoint",
+        ckpt_s,
+    ];
+    let out = run(&[&common[..], &["--epochs", "4"]].concat());
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    eprintln!("{stdout}");
+    let losses = validation_losses(&stdout);
+    assert_eq!(
+        losses.iter().map(|l| l.0).collect::<Vec<_>>(),
+        [0, 1, 2, 3, 4],
+        "{stdout}"
+    );
+    let (first, last) = (losses[0].1, losses[4].1);
+    assert!(last < first - 0.01, "validation loss {first} -> {last}\n{stdout}");
+    assert!(stdout.contains("samples/s"), "{stdout}");
+    let loaded = QuantNetwork::load(&net).expect("the exported network loads");
+    assert!(ckpt.join("checkpoint.bin").exists());
+
+    // One more epoch from the checkpoint: it starts after epoch 4 and its
+    // first validation loss is the one the first run ended with.
+    let out = run(&[&common[..], &["--epochs", "5", "--resume"]].concat());
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("after epoch 4"), "{stdout}");
+    let resumed = validation_losses(&stdout);
+    assert_eq!(resumed.iter().map(|l| l.0).collect::<Vec<_>>(), [0, 5], "{stdout}");
+    assert!((resumed[0].1 - last).abs() < 1e-4, "{} vs {last}", resumed[0].1);
+    let again = QuantNetwork::load(&net).expect("the resumed export loads");
+    assert_ne!(again.to_bytes(), loaded.to_bytes(), "a fifth epoch changes the network");
+}
+
+#[test]
+fn bad_input_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope.bin");
+    let net = dir.path().join("net.nnue");
+    let out = run(&[
+        "train",
+        "--data",
+        missing.to_str().unwrap(),
+        "--out",
+        net.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("nope.bin"), "{}", text(&out.stderr));
+
+    let junk = dir.path().join("junk.bin");
+    std::fs::write(&junk, b"not a data file at all, not at all").unwrap();
+    let out = run(&[
+        "train",
+        "--data",
+        junk.to_str().unwrap(),
+        "--out",
+        net.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("junk.bin"), "{}", text(&out.stderr));
+
+    let out = run(&[
+        "train",
+        "--data",
+        junk.to_str().unwrap(),
+        "--out",
+        net.to_str().unwrap(),
+        "--lambda",
+        "2",
+    ]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("--lambda"), "{}", text(&out.stderr));
+    assert!(!net.exists());
+}
