@@ -740,7 +740,7 @@ pub struct TuneSettings {
     #[arg(long)]
     pub seed: Option<u64>,
 
-    /// The output directory: tune.json, state.json, history.csv, traces.svg [default:
+    /// The output directory: tune.json, state.json, history.csv, traces.svg, games.csv, events.jsonl [default:
     /// arena-runs/tune-<unix time>].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
