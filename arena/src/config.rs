@@ -245,20 +245,25 @@ impl RunConfig {
                 ));
             }
         }
+        for (i, engine) in self.engines.iter().enumerate() {
+            check_limits(engine)
+                .map_err(|reason| ConfigError::Invalid(format!("engine {} ({}): {reason}", i + 1, engine.name)))?;
+        }
+        check_range("--games", self.games, 2, MAX_GAMES)?;
+        check_range("--rounds", self.rounds, 1, MAX_GAMES)?;
+        check_range("--concurrency", self.concurrency as u64, 1, MAX_CONCURRENCY)?;
+        check_range("--report-every", self.report_every, 1, MAX_GAMES)?;
+        if self.total_games() > MAX_GAMES {
+            return invalid(format!(
+                "the run would play {} games: at most {MAX_GAMES} (lower --games or --rounds)",
+                self.total_games()
+            ));
+        }
         if self.games == 0 || !self.games.is_multiple_of(2) {
             return invalid(format!(
                 "--games must be even and positive (each opening is played twice, colours reversed), got {}",
                 self.games
             ));
-        }
-        if self.rounds == 0 {
-            return invalid("--rounds must be at least 1".to_owned());
-        }
-        if self.concurrency == 0 {
-            return invalid("--concurrency must be at least 1".to_owned());
-        }
-        if self.report_every == 0 {
-            return invalid("--report-every must be at least 1".to_owned());
         }
         if self.openings.is_some() && self.setups == SetupChoice::Engine {
             return invalid("setups=engine cannot be combined with an openings file".to_owned());
@@ -306,6 +311,64 @@ impl RunConfig {
             fix(&mut openings.file);
         }
     }
+}
+
+/// The most games a run or a tuning budget may hold (and the largest
+/// `--rounds` and `--report-every`).
+pub const MAX_GAMES: u64 = 100_000_000;
+/// The most game slots at once.
+pub const MAX_CONCURRENCY: u64 = 1024;
+/// The longest time setting in milliseconds (`tc` base, `movetime`,
+/// `stalltime`): one day.
+pub const MAX_TIME_MS: u64 = 86_400_000;
+/// The longest increment and `timemargin` in milliseconds: one hour.
+pub const MAX_INC_MS: u64 = 3_600_000;
+/// The deepest `depth=`.
+pub const MAX_DEPTH: u64 = 1000;
+
+/// Refuses `value` outside `min..=max`, naming the setting and the range.
+///
+/// # Errors
+/// [`ConfigError::Invalid`] naming `what`, the value and the range.
+pub fn check_range(what: &str, value: u64, min: u64, max: u64) -> Result<(), ConfigError> {
+    if (min..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(ConfigError::Invalid(format!(
+            "{what}={value} is out of range: expected {min} to {max}"
+        )))
+    }
+}
+
+/// Checks an engine's limits against their ranges (the one check of the
+/// engine keys' values, for runs and tuning runs alike).
+///
+/// # Errors
+/// A message naming the key, its value and the accepted range.
+pub fn check_limits(spec: &EngineSpec) -> Result<(), String> {
+    let l = &spec.limits;
+    let range = |key: &str, value: u64, min: u64, max: u64, unit: &str| {
+        if (min..=max).contains(&value) {
+            Ok(())
+        } else {
+            Err(format!("{key}={value} is out of range: expected {min} to {max}{unit}"))
+        }
+    };
+    if let Some(tc) = l.tc {
+        range("tc base", tc.base_ms, 1, MAX_TIME_MS, " ms (up to 86400 s)")?;
+        range("tc increment", tc.inc_ms, 0, MAX_INC_MS, " ms (up to 3600 s)")?;
+    }
+    if let Some(ms) = l.movetime_ms {
+        range("movetime", ms, 1, MAX_TIME_MS, " ms")?;
+    }
+    if let Some(n) = l.nodes {
+        range("nodes", n, 1, u64::MAX, "")?;
+    }
+    if let Some(d) = l.depth {
+        range("depth", u64::from(d), 1, MAX_DEPTH, "")?;
+    }
+    range("timemargin", l.timemargin_ms, 0, MAX_INC_MS, " ms")?;
+    range("stalltime", l.stalltime_ms, 1, MAX_TIME_MS, " ms")
 }
 
 /// The weakened option of the self-test (`arena` with no arguments):
@@ -677,7 +740,7 @@ pub struct TuneSettings {
     #[arg(long)]
     pub seed: Option<u64>,
 
-    /// The output directory: tune.json, state.json, history.csv, traces.svg [default:
+    /// The output directory: tune.json, state.json, history.csv, traces.svg, games.csv, events.jsonl [default:
     /// arena-runs/tune-<unix time>].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,

@@ -101,3 +101,74 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// The lock file of a run directory: it holds the id of the process that
+/// runs it.
+pub const LOCK_FILE: &str = "arena.lock";
+
+/// An exclusive lock on a run directory, held until dropped: one runner
+/// per directory (`match`, `gauntlet`, `roundrobin`, `tune`, `--resume`).
+/// It is an advisory `flock` (the standard library's [`std::fs::File::try_lock`])
+/// on [`LOCK_FILE`], which the system releases when the holder dies in any
+/// way, so a lock left by a killed runner never blocks a resume.
+#[derive(Debug)]
+pub struct RunLock {
+    _file: std::fs::File,
+}
+
+/// Why a run directory could not be locked.
+#[derive(Debug, Error)]
+pub enum LockError {
+    /// Another runner holds it.
+    #[error(
+        "{dir} is in use by another arena run ({holder}): wait for it to end or stop it, or choose another directory"
+    )]
+    Busy {
+        /// The run directory.
+        dir: PathBuf,
+        /// Who holds it: `process N`, as its lock file says.
+        holder: String,
+    },
+    /// The lock file could not be made or locked.
+    #[error(transparent)]
+    File(#[from] FileError),
+}
+
+impl RunLock {
+    /// Locks `dir` (which must exist) for this process, at once or not at
+    /// all, and writes this process's id into the lock file.
+    ///
+    /// # Errors
+    /// [`LockError::Busy`] naming the directory and the holder's process
+    /// id when another runner holds it; [`LockError::File`] when the lock
+    /// file cannot be opened or written.
+    pub fn acquire(dir: &Path) -> Result<Self, LockError> {
+        let path = dir.join(LOCK_FILE);
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io_error(&path))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                let holder = match text.trim().parse::<u32>() {
+                    Ok(pid) => format!("process {pid}"),
+                    Err(_) => "a process that has not yet written its id".to_owned(),
+                };
+                return Err(LockError::Busy {
+                    dir: dir.to_path_buf(),
+                    holder,
+                });
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(io_error(&path)(e).into()),
+        }
+        file.set_len(0).map_err(io_error(&path))?;
+        writeln!(file, "{}", std::process::id()).map_err(io_error(&path))?;
+        file.flush().map_err(io_error(&path))?;
+        Ok(Self { _file: file })
+    }
+}

@@ -50,10 +50,11 @@ mod tune;
 pub use bench::{BenchFigures, BenchSettings, bench};
 pub use config::{
     ConfigError, ELO_MODELS, Mode, OpeningsConfig, Pairs, RunConfig, RunSettings, SELFTEST_WEAKENING, SetupChoice,
-    SprtSettings, TuneSettings, build_engines, from_pairs, key_value, openings_of, parse_elo_model, selftest_config,
+    SprtSettings, TuneSettings, build_engines, check_limits, check_range, from_pairs, key_value, openings_of,
+    parse_elo_model, selftest_config,
 };
 pub use events::EventLog;
-pub use files::{FileError, write_atomic, write_json};
+pub use files::{FileError, LOCK_FILE, LockError, RunLock, write_atomic, write_json};
 pub use game::{GameOutcome, MoveEvent, play_game};
 pub use openings::{Opening, OpeningSource, OpeningsError, Order, parse_openings, read_openings, write_openings};
 pub use player::{
@@ -68,11 +69,11 @@ pub use runner::{
     SUMMARY_FILE, probe_engine, resume, run, saved_config,
 };
 pub use schedule::Schedule;
-pub use score::{PairingScore, PlayerRow, Scoreboard, Standings, Summary, status_of};
+pub use score::{PairingScore, PlayerRow, Scoreboard, Standings, Summary, ViolationCount, status_of};
 pub use slot::{FinishedGame, FinishedPair, GameJob, GameObserver, GameSlot, NoObserver, PairCollector};
 pub use spec::{CODECUP_BUDGET_MS, DEFAULT_STALLTIME_MS, EngineSpec, Limits, Proto, SpecError, TimeControl};
 pub use traces::traces_svg;
 pub use tune::{
     HISTORY_FILE, QuietTune, STATE_FILE, TRACES_FILE, TUNE_FILE, TuneConfig, TuneError, TuneObserver, TuneReport,
-    engine_params, resume_tune, saved_tune_config, start_tune,
+    check_option_types, engine_params, option_value, resume_tune, saved_tune_config, start_tune,
 };

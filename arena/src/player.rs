@@ -311,6 +311,7 @@ pub struct UciEngine {
     process: EngineProcess,
     id_name: Option<String>,
     offered: Vec<String>,
+    declared: Vec<protocol::UciOption>,
     startup: Duration,
     games: u64,
     violations: OutputLog,
@@ -332,6 +333,7 @@ impl UciEngine {
         let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
         let mut id_name = None;
         let mut offered = Vec::new();
+        let mut declared = Vec::new();
         loop {
             let line = process
                 .recv(deadline, cancel)
@@ -340,7 +342,10 @@ impl UciEngine {
             match text.parse::<EngineMessage>() {
                 Ok(EngineMessage::UciOk) => break,
                 Ok(EngineMessage::Id(protocol::Id::Name(name))) => id_name = Some(name),
-                Ok(EngineMessage::Option(option)) => offered.push(option.name),
+                Ok(EngineMessage::Option(option)) => {
+                    offered.push(option.name.clone());
+                    declared.push(option);
+                }
                 _ => {}
             }
         }
@@ -349,6 +354,7 @@ impl UciEngine {
             process,
             id_name,
             offered,
+            declared,
             startup: Duration::ZERO,
             games: 0,
             violations: OutputLog::default(),
@@ -378,6 +384,12 @@ impl UciEngine {
     #[must_use]
     pub fn offered_options(&self) -> &[String] {
         &self.offered
+    }
+
+    /// The options the engine listed, with their types.
+    #[must_use]
+    pub fn declared_options(&self) -> &[protocol::UciOption] {
+        &self.declared
     }
 
     /// The options of the spec that the engine did not list.

@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 use results::{Decision, Estimates, Pentanomial, SprtConfig, SprtStatus, Tally, Trinomial};
 
-use crate::score::{Standings, Summary};
+use crate::score::{Standings, Summary, ViolationCount};
 
 const RULE: &str = "--------------------------------------------------";
 
@@ -39,6 +39,8 @@ pub struct ResultsBlock<'a> {
     pub sprt: Option<(SprtConfig, SprtStatus)>,
     /// Forfeits per engine and termination.
     pub failures: Option<&'a BTreeMap<String, BTreeMap<String, u64>>>,
+    /// Protocol violations and dropped output lines per engine.
+    pub violations: Option<&'a BTreeMap<String, ViolationCount>>,
     /// Which block.
     pub layout: Layout,
 }
@@ -134,6 +136,21 @@ pub fn results_text(block: &ResultsBlock<'_>) -> String {
     if !forfeits.is_empty() {
         let _ = writeln!(out, "Forfeits: {}", forfeits.join("; "));
     }
+    let violations: Vec<String> = block
+        .violations
+        .into_iter()
+        .flatten()
+        .filter(|(_, v)| v.violations > 0 || v.dropped_lines > 0)
+        .map(|(engine, v)| {
+            format!(
+                "{engine}: {} violations, {} dropped lines",
+                v.violations, v.dropped_lines
+            )
+        })
+        .collect();
+    if !violations.is_empty() {
+        let _ = writeln!(out, "Protocol: {}", violations.join("; "));
+    }
     let _ = write!(out, "{RULE}");
     out
 }
@@ -160,6 +177,7 @@ pub fn standings_text(standings: &Standings, title: &str) -> String {
         pentanomial: Some(standings.main.pentanomial),
         sprt: standings.sprt,
         failures: Some(&standings.failures),
+        violations: Some(&standings.violations),
         layout: Layout::Run,
     })
 }

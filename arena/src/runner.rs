@@ -21,10 +21,10 @@ use thiserror::Error;
 
 use crate::config::{ConfigError, RunConfig};
 use crate::events::EventLog;
-use crate::files::{FileError, io_error, read_json, write_json};
+use crate::files::{FileError, LockError, RunLock, io_error, read_json, write_json};
 use crate::game::MoveEvent;
 use crate::openings::{Opening, OpeningsError, read_openings, write_openings};
-use crate::player::{CodeCupEngine, EngineFailure, Interrupted, UciEngine};
+use crate::player::{CodeCupEngine, EngineFailure, Interrupted, UciEngine, Violations};
 use crate::pool::{Feed, play_fed};
 use crate::schedule::Schedule;
 use crate::score::{Scoreboard, Standings, Summary, status_of};
@@ -97,6 +97,9 @@ pub enum RunError {
     /// `--resume` on a directory without a saved run.
     #[error("{0} holds no run to resume (no config.json)")]
     NoRun(PathBuf),
+    /// Another runner holds the directory.
+    #[error(transparent)]
+    Locked(#[from] LockError),
     /// A file of the run could not be read, written or parsed.
     #[error(transparent)]
     File(#[from] FileError),
@@ -126,6 +129,8 @@ pub struct EngineInfo {
     pub id_name: Option<String>,
     /// The options it offers, for UCI engines.
     pub options: Vec<String>,
+    /// The same options with their types, defaults and ranges.
+    pub declared: Vec<protocol::UciOption>,
 }
 
 /// Starts an engine once to check it: it must start, answer the UCI
@@ -154,6 +159,7 @@ pub fn probe_engine(spec: &EngineSpec) -> Result<EngineInfo, RunError> {
             let info = EngineInfo {
                 id_name: engine.id_name().map(str::to_owned),
                 options: engine.offered_options().to_vec(),
+                declared: engine.declared_options().to_vec(),
             };
             engine.quit();
             crate::player::wait_for_quitting_engines();
@@ -172,6 +178,7 @@ pub fn probe_engine(spec: &EngineSpec) -> Result<EngineInfo, RunError> {
             Ok(EngineInfo {
                 id_name: None,
                 options: Vec::new(),
+                declared: Vec::new(),
             })
         }
     }
@@ -198,6 +205,11 @@ pub fn run(mut config: RunConfig, out: &Path, observer: Arc<dyn RunObserver>) ->
         return Err(RunError::Exists(out));
     }
     std::fs::create_dir_all(&out).map_err(io_error(&out))?;
+    // Held to the end of the run: a second runner on `out` is refused.
+    let _lock = RunLock::acquire(&out)?;
+    if out.join(CONFIG_FILE).exists() || out.join(GAMES_FILE).exists() {
+        return Err(RunError::Exists(out));
+    }
     let openings = match &mut config.openings {
         Some(o) => {
             let list = read_openings(&o.file)?;
@@ -237,8 +249,11 @@ pub fn saved_config(out: &Path) -> Result<RunConfig, RunError> {
 /// As for [`run`], and [`RunError::NoRun`] when `out` holds no run.
 pub fn resume(out: &Path, concurrency: Option<usize>, observer: Arc<dyn RunObserver>) -> Result<RunReport, RunError> {
     let mut config = saved_config(out)?;
+    // Held to the end of the run: a second runner on `out` is refused.
+    let _lock = RunLock::acquire(out)?;
     if let Some(n) = concurrency {
-        config.concurrency = n.max(1);
+        config.concurrency = n;
+        config.validate()?;
     }
     let openings = match &config.openings {
         Some(o) => Some(read_openings(&o.file)?),
@@ -247,10 +262,15 @@ pub fn resume(out: &Path, concurrency: Option<usize>, observer: Arc<dyn RunObser
     execute(&config, openings, out, observer, true)
 }
 
-/// Relays the slots' reports to the event log and the run's observer.
-struct Relay {
-    events: Arc<EventLog>,
-    observer: Arc<dyn RunObserver>,
+/// What a relay does with an engine failure besides logging it (tell the
+/// run's or the tuner's observer): game id, engine name, failure.
+pub(crate) type OnFailure = Box<dyn Fn(u64, &str, &EngineFailure) + Send + Sync>;
+
+/// Relays the slots' reports to the event log (the one writer of the game
+/// events of matches and tuning runs alike) and to an observer.
+pub(crate) struct Relay {
+    pub(crate) events: Arc<EventLog>,
+    pub(crate) on_failure: OnFailure,
 }
 
 fn side_name(color: Color) -> &'static str {
@@ -291,7 +311,7 @@ impl GameObserver for Relay {
                 "detail": failure.detail, "stderr": failure.stderr,
             }),
         );
-        self.observer.engine_failed(job.id, engine, failure);
+        (self.on_failure)(job.id, engine, failure);
     }
 
     fn engine_started(&self, spec: &EngineSpec, startup: std::time::Duration) {
@@ -299,6 +319,55 @@ impl GameObserver for Relay {
             "engine-started",
             json!({"engine": spec.name, "startup_ms": startup.as_secs_f64() * 1000.0}),
         );
+    }
+}
+
+/// The events of a recorded game: a `protocol-violation` for each engine
+/// (Red, Blue) that wrote out of turn or had lines dropped, then
+/// `game-finished` (with its trial in a tuning run).
+pub(crate) fn write_game_events(
+    events: &EventLog,
+    record: &GameRecord,
+    violations: &[Violations; 2],
+    trial: Option<u64>,
+) {
+    for (engine, v) in [&record.red, &record.blue].into_iter().zip(violations) {
+        if v.count > 0 || v.dropped > 0 {
+            events.write(
+                "protocol-violation",
+                json!({"game": record.game, "engine": engine, "count": v.count, "lines": v.lines, "dropped": v.dropped}),
+            );
+        }
+    }
+    let mut fields = json!({
+        "game": record.game, "pair": record.pair, "result": record.result.as_str(),
+        "termination": record.termination.as_str(), "plies": record.plies,
+        "red": record.red, "blue": record.blue, "red_ms": record.red_ms, "blue_ms": record.blue_ms,
+    });
+    if let Some(trial) = trial {
+        fields["trial"] = json!(trial);
+    }
+    events.write("game-finished", fields);
+}
+
+/// Counts the `protocol-violation` events of `events.jsonl` whose games
+/// are in `done` (a resumed run's earlier sessions); a torn or unreadable
+/// line is skipped (the record of games is `games.csv`).
+fn recount_violations(path: &Path, done: &HashSet<u64>, board: &mut Scoreboard) {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return;
+    };
+    for line in text.lines() {
+        let Ok(event) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if event["event"] != "protocol-violation" || !event["game"].as_u64().is_some_and(|g| done.contains(&g)) {
+            continue;
+        }
+        if let Some(engine) = event["engine"].as_str() {
+            let count = event["count"].as_u64().unwrap_or(0);
+            board.add_violations(engine, count, event["dropped"].as_u64().unwrap_or(0));
+        }
     }
 }
 
@@ -337,14 +406,10 @@ impl Feed for RunFeed<'_> {
         self.played += 1;
         let total = self.schedule.len();
         let completed_pair = self.board.add(&record);
-        self.events.write(
-            "game-finished",
-            json!({
-                "game": record.game, "pair": record.pair, "result": record.result.as_str(),
-                "termination": record.termination.as_str(), "plies": record.plies,
-                "red": record.red, "blue": record.blue, "red_ms": record.red_ms, "blue_ms": record.blue_ms,
-            }),
-        );
+        write_game_events(self.events, &record, &game.violations, None);
+        for (engine, v) in [&record.red, &record.blue].into_iter().zip(&game.violations) {
+            self.board.add_violations(engine, v.count, v.dropped);
+        }
         let standings = self.board.standings(total, self.sprt);
         self.observer.game_finished(&record, &standings);
         if completed_pair && let Some((_, status)) = standings.sprt {
@@ -413,6 +478,7 @@ fn execute(
             .filter(|d| *d != Decision::Continue)
     };
 
+    recount_violations(&out.join(EVENTS_FILE), &done, &mut board);
     let events = Arc::new(EventLog::open(&out.join(EVENTS_FILE)).map_err(io_error(&out.join(EVENTS_FILE)))?);
     let writer = RecordWriter::append(&games_path)?;
     let standings = board.standings(total, sprt.as_ref());
@@ -445,9 +511,10 @@ fn execute(
                 probe_engine(spec)?;
             }
         }
+        let failures = Arc::clone(&observer);
         let relay = Arc::new(Relay {
             events: Arc::clone(&events),
-            observer: Arc::clone(&observer),
+            on_failure: Box::new(move |game, engine, failure| failures.engine_failed(game, engine, failure)),
         });
         play_fed(config.concurrency, relay, &mut feed)?;
     }

@@ -36,7 +36,18 @@ pub struct Scoreboard {
     pending: HashMap<u64, (usize, Outcome)>,
     terminations: BTreeMap<String, u64>,
     failures: BTreeMap<String, BTreeMap<String, u64>>,
+    violations: BTreeMap<String, ViolationCount>,
     games: u64,
+}
+
+/// An engine's protocol violations over a run: lines written out of turn
+/// (see [`crate::Violations`]) and lines the arena dropped from its output.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ViolationCount {
+    /// Lines out of turn.
+    pub violations: u64,
+    /// Lines dropped.
+    pub dropped_lines: u64,
 }
 
 impl Scoreboard {
@@ -55,6 +66,7 @@ impl Scoreboard {
                 })
                 .collect(),
             failures: players.iter().map(|p| (p.clone(), BTreeMap::new())).collect(),
+            violations: players.iter().map(|p| (p.clone(), ViolationCount::default())).collect(),
             ..Self::default()
         }
     }
@@ -155,6 +167,19 @@ impl Scoreboard {
         &self.terminations
     }
 
+    /// Counts `count` violations and `dropped` dropped lines of `engine`.
+    pub fn add_violations(&mut self, engine: &str, count: u64, dropped: u64) {
+        let tally = self.violations.entry(engine.to_owned()).or_default();
+        tally.violations += count;
+        tally.dropped_lines += dropped;
+    }
+
+    /// Protocol violations per engine.
+    #[must_use]
+    pub fn violations(&self) -> &BTreeMap<String, ViolationCount> {
+        &self.violations
+    }
+
     /// Forfeits per engine and termination.
     #[must_use]
     pub fn failures(&self) -> &BTreeMap<String, BTreeMap<String, u64>> {
@@ -191,6 +216,7 @@ impl Scoreboard {
             sprt,
             terminations: self.terminations.clone(),
             failures: self.failures.clone(),
+            violations: self.violations.clone(),
         }
     }
 }
@@ -224,6 +250,8 @@ pub struct Standings {
     pub terminations: BTreeMap<String, u64>,
     /// Forfeits per engine and termination.
     pub failures: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Protocol violations and dropped output lines per engine.
+    pub violations: BTreeMap<String, ViolationCount>,
 }
 
 /// One line of the `players` table in `summary.json`.
@@ -285,6 +313,8 @@ pub struct Summary {
     pub players: Vec<PlayerRow>,
     /// Forfeits per engine and termination.
     pub failures: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Protocol violations and dropped output lines per engine.
+    pub violations: BTreeMap<String, ViolationCount>,
     /// Games per termination.
     pub terminations: BTreeMap<String, u64>,
     /// Games planned.
@@ -365,6 +395,7 @@ impl Summary {
             pentanomial: [p.ll, p.ld, p.dd, p.wd, p.ww],
             players,
             failures: standings.failures.clone(),
+            violations: standings.violations.clone(),
             terminations: standings.terminations.clone(),
             planned: standings.total,
             finished,

@@ -13,7 +13,7 @@ use crossbeam_channel::Receiver;
 use leaper::{Color, Setup};
 
 use crate::game::{GameOutcome, MoveEvent, play_game};
-use crate::player::{EngineFailure, FailureKind, Interrupted, Player, UciEngine};
+use crate::player::{EngineFailure, FailureKind, Interrupted, Player, UciEngine, Violations};
 use crate::spec::{EngineSpec, Proto};
 
 /// One game to play.
@@ -53,6 +53,9 @@ pub struct FinishedGame {
     pub job: GameJob,
     /// How it ended.
     pub outcome: GameOutcome,
+    /// What each engine (Red, Blue) wrote out of turn during the game
+    /// (and, for a reused engine, while it was prepared for it).
+    pub violations: [Violations; 2],
 }
 
 impl FinishedGame {
@@ -259,7 +262,8 @@ impl GameSlot {
             self.cancel.as_ref(),
             &mut |mv| observer.move_played(job, mv),
         );
-        let [red, blue] = players;
+        let [mut red, mut blue] = players;
+        let violations = [red.take_violations(), blue.take_violations()];
         let Some(outcome) = outcome else {
             red.quit();
             blue.quit();
@@ -279,6 +283,7 @@ impl GameSlot {
         Some(FinishedGame {
             job: job.clone(),
             outcome,
+            violations,
         })
     }
 
@@ -337,6 +342,7 @@ impl GameSlot {
                 time_used: [Duration::ZERO; 2],
                 failure: Some((side, failure)),
             },
+            violations: Default::default(),
         })
     }
 }

@@ -185,6 +185,7 @@ pub fn run(args: &StatsArgs) -> anyhow::Result<()> {
                 pentanomial: input.pentanomial,
                 sprt: Some((sprt.config(), status)),
                 failures: None,
+                violations: None,
                 layout: Layout::Stats,
             })
         );

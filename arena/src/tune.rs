@@ -14,24 +14,28 @@
 //! are in the state and are played again from their first game (same
 //! values, same openings) before any new trial is asked.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use leaper::Color;
+use results::RecordWriter;
 use serde::{Deserialize, Serialize};
 use spsa::{HistoryRow, HistoryWriter, Param, Pentanomial, Trial, TrialId, Tuner};
 use thiserror::Error;
 
-use crate::config::{ConfigError, OpeningsConfig, TuneSettings, build_engines, openings_of};
-use crate::files::{FileError, io_error, read_json, write_atomic, write_json};
+use crate::config::{
+    ConfigError, MAX_CONCURRENCY, MAX_GAMES, OpeningsConfig, TuneSettings, build_engines, check_limits, check_range,
+    openings_of,
+};
+use crate::events::{EventLog, drop_torn_tail};
+use crate::files::{FileError, LockError, RunLock, io_error, read_json, write_atomic, write_json};
 use crate::openings::{OpeningSource, OpeningsError, read_openings, write_openings};
 use crate::player::{EngineFailure, HANDSHAKE_TIMEOUT, QUIT_GRACE};
 use crate::pool::{Feed, play_fed};
 use crate::process::EngineProcess;
-use crate::runner::{RunError, probe_engine};
-use crate::slot::{FinishedGame, GameJob, GameObserver, PairCollector};
+use crate::runner::{EVENTS_FILE, GAMES_FILE, Relay, RunError, probe_engine, write_game_events};
+use crate::slot::{FinishedGame, GameJob, PairCollector};
 use crate::spec::{EngineSpec, Proto};
 use crate::traces::traces_svg;
 
@@ -99,9 +103,11 @@ impl TuneConfig {
     /// # Errors
     /// [`TuneError::Invalid`] saying what does not fit.
     pub fn validate(&self) -> Result<(), TuneError> {
-        if self.concurrency == 0 {
-            return Err(TuneError::Invalid("--concurrency must be at least 1".to_owned()));
-        }
+        check_limits(&self.engine)
+            .map_err(|reason| TuneError::Invalid(format!("engine {}: {reason}", self.engine.name)))?;
+        check_range("--games", self.games, 2, MAX_GAMES)?;
+        check_range("--concurrency", self.concurrency as u64, 1, MAX_CONCURRENCY)?;
+        check_range("--pairs-per-trial", u64::from(self.pairs_per_trial), 1, 10_000)?;
         if self.engine.proto != Proto::Uci {
             return Err(TuneError::Invalid(
                 "only UCI engines can be tuned: the options are set with setoption".to_owned(),
@@ -131,10 +137,78 @@ impl TuneConfig {
         for (param, &value) in params.iter().zip(values) {
             spec.options
                 .retain(|(n, _)| !protocol::option_names_match(n, &param.name));
-            spec.options.push((param.name.clone(), param.format_value(value)));
+            spec.options.push((param.name.clone(), option_value(param, value)));
         }
         spec
     }
+}
+
+/// The text a parameter's value is sent as with `setoption`: an `int`
+/// parameter as a whole number (the tuner has already rounded it
+/// stochastically), a `float` one as decimal text that always has a
+/// decimal point (`1.0`, `0.4375`, never an exponent), for engines that
+/// declare the option as a `string` and parse it.
+#[must_use]
+pub fn option_value(param: &Param, value: f64) -> String {
+    match param.kind {
+        spsa::Kind::Int => param.format_value(value),
+        spsa::Kind::Float => {
+            let text = format!("{value}");
+            if text.contains('.') || !value.is_finite() {
+                text
+            } else {
+                format!("{text}.0")
+            }
+        }
+    }
+}
+
+/// Checks each parameter against the type of the option the engine
+/// declares for it: an `int` parameter needs a `spin` or a `string`, a
+/// `float` one a `string` (a `spin` takes whole numbers only; declare the
+/// parameter `int` in units the engine scales, or make the option a
+/// `string`).
+///
+/// # Errors
+/// [`TuneError::Invalid`] naming the parameter, its kind and the option's
+/// type.
+pub fn check_option_types(params: &[Param], declared: &[protocol::UciOption]) -> Result<(), TuneError> {
+    for param in params {
+        let Some(option) = declared
+            .iter()
+            .find(|o| protocol::option_names_match(&o.name, &param.name))
+        else {
+            continue; // probe_engine refuses options the engine does not offer
+        };
+        let kind = match option.kind {
+            protocol::OptionKind::Spin { .. } => "spin",
+            protocol::OptionKind::String { .. } => "string",
+            protocol::OptionKind::Check { .. } => "check",
+            protocol::OptionKind::Combo { .. } => "combo",
+            protocol::OptionKind::Button => "button",
+        };
+        let fits = match param.kind {
+            spsa::Kind::Int => matches!(kind, "spin" | "string"),
+            spsa::Kind::Float => kind == "string",
+        };
+        if !fits {
+            let advice = match param.kind {
+                spsa::Kind::Float if kind == "spin" => {
+                    ": a spin takes whole numbers only; declare the parameter int (in units the engine scales) or make \
+                     the option a string that the engine parses as a decimal"
+                }
+                spsa::Kind::Float => ": a float parameter needs a string option that the engine parses as a decimal",
+                spsa::Kind::Int => ": an int parameter needs a spin or a string option",
+            };
+            return Err(TuneError::Invalid(format!(
+                "parameter {} is {} but the engine declares option {} as type {kind}{advice}",
+                param.name,
+                param.kind.name(),
+                option.name
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// What a tuning run reports as it goes; every method has an empty default.
@@ -169,6 +243,9 @@ pub struct TuneReport {
     pub replayed: usize,
     /// The time this call took.
     pub elapsed: Duration,
+    /// Forfeits per engine and termination over the whole run (counted
+    /// from `games.csv`).
+    pub failures: BTreeMap<String, BTreeMap<String, u64>>,
 }
 
 /// Why a tuning run could not start or go on.
@@ -186,6 +263,9 @@ pub enum TuneError {
     /// `--resume` on a directory without a run.
     #[error("{0} holds no tuning run to resume (no tune.json)")]
     NoRun(PathBuf),
+    /// Another runner holds the directory.
+    #[error(transparent)]
+    Locked(#[from] LockError),
     /// A file of the run could not be read, written, parsed or drawn.
     #[error(transparent)]
     File(#[from] FileError),
@@ -228,6 +308,12 @@ pub enum TuneError {
     /// The openings file.
     #[error(transparent)]
     Openings(#[from] OpeningsError),
+    /// The game record could not be written.
+    #[error(transparent)]
+    Write(#[from] results::WriteError),
+    /// The game record could not be read.
+    #[error(transparent)]
+    Read(#[from] results::ReadError),
 }
 
 /// Asks an engine for its tunable parameters: `uci`, then `spsa` and
@@ -352,8 +438,14 @@ pub fn start_tune(
         },
     )?;
     let start: Vec<f64> = tuner.params().iter().map(|p| p.start).collect();
-    probe_engine(&config.engine_with(&config.plus_name(), tuner.params(), &start))?;
+    let info = probe_engine(&config.engine_with(&config.plus_name(), tuner.params(), &start))?;
+    check_option_types(tuner.params(), &info.declared)?;
     std::fs::create_dir_all(&out).map_err(io_error(&out))?;
+    // Held to the end of the run: a second runner on `out` is refused.
+    let _lock = RunLock::acquire(&out)?;
+    if out.join(TUNE_FILE).exists() {
+        return Err(TuneError::Exists(out));
+    }
     if let Some(o) = &mut config.openings {
         let list = read_openings(&o.file)?;
         let copy = out.join(crate::runner::OPENINGS_FILE);
@@ -387,6 +479,8 @@ pub fn resume_tune(
     observer: Arc<dyn TuneObserver>,
 ) -> Result<TuneReport, TuneError> {
     let mut config = saved_tune_config(out)?;
+    // Held to the end of the run: a second runner on `out` is refused.
+    let _lock = RunLock::acquire(out)?;
     if let Some(n) = concurrency {
         config.concurrency = n;
     }
@@ -417,15 +511,6 @@ pub fn resume_tune(
 struct Running {
     left: u32,
     result: Pentanomial,
-}
-
-/// Relays engine failures to the run's observer.
-struct Relay(Arc<dyn TuneObserver>);
-
-impl GameObserver for Relay {
-    fn engine_failed(&self, job: &GameJob, side: Color, failure: &EngineFailure) {
-        self.0.engine_failed(job.id, &job.spec(side).name, failure);
-    }
 }
 
 /// The files of a run and how to rewrite them after an update.
@@ -471,6 +556,11 @@ struct TuneFeed<'a> {
     files: Files<'a>,
     observer: &'a dyn TuneObserver,
     played: u64,
+    writer: RecordWriter<std::fs::File>,
+    events: &'a EventLog,
+    /// The games in `games.csv`: a game of a pending trial played again
+    /// after a resume keeps its first row.
+    recorded: HashSet<u64>,
 }
 
 impl TuneFeed<'_> {
@@ -520,6 +610,11 @@ impl Feed for TuneFeed<'_> {
     }
 
     fn finished(&mut self, game: FinishedGame) -> Result<bool, TuneError> {
+        let record = game.to_record();
+        if self.recorded.insert(record.game) {
+            self.writer.write(&record)?;
+        }
+        write_game_events(self.events, &record, &game.violations, Some(game.job.round));
         self.played += 1;
         self.observer.game_finished(self.played);
         let Some(pair) = self.collector.add(game) else {
@@ -561,6 +656,20 @@ fn execute(
         Some(o) => OpeningSource::from_list(read_openings(&o.file)?, o.order, config.seed),
         None => OpeningSource::Random { seed: config.seed },
     };
+    // The game record, as a match keeps it: a row torn by a kill is dropped.
+    let games_path = out.join(GAMES_FILE);
+    drop_torn_tail(&games_path).map_err(io_error(&games_path))?;
+    let mut recorded = HashSet::new();
+    if games_path.exists() {
+        recorded.extend(results::read_record_file(&games_path)?.records().map(|r| r.game));
+    }
+    let writer = RecordWriter::append(&games_path)?;
+    let events_path = out.join(EVENTS_FILE);
+    let events = Arc::new(EventLog::open(&events_path).map_err(io_error(&events_path))?);
+    events.write(
+        if resumed { "run-resumed" } else { "run-started" },
+        serde_json::json!({"games": tuner.budget_games(), "done": tuner.games(), "engines": [config.plus_name(), config.minus_name()]}),
+    );
     let pending: Vec<Trial> = tuner.pending().cloned().collect();
     let mut feed = TuneFeed {
         config: &config,
@@ -572,6 +681,9 @@ fn execute(
         files,
         observer: &*observer,
         played: 0,
+        writer,
+        events: &events,
+        recorded,
     };
     for trial in &pending {
         feed.enqueue(trial);
@@ -580,16 +692,51 @@ fn execute(
     if !feed.tuner.is_done() {
         if resumed {
             let start: Vec<f64> = feed.tuner.params().iter().map(|p| p.start).collect();
-            probe_engine(&config.engine_with(&config.plus_name(), feed.tuner.params(), &start))?;
+            let info = probe_engine(&config.engine_with(&config.plus_name(), feed.tuner.params(), &start))?;
+            check_option_types(feed.tuner.params(), &info.declared)?;
         }
-        play_fed(config.concurrency, Arc::new(Relay(Arc::clone(&observer))), &mut feed)?;
+        let failures = Arc::clone(&observer);
+        let relay = Relay {
+            events: Arc::clone(&events),
+            on_failure: Box::new(move |game, engine, failure| failures.engine_failed(game, engine, failure)),
+        };
+        play_fed(config.concurrency, Arc::new(relay), &mut feed)?;
     }
     let (tuner, played) = (feed.tuner, feed.played);
+    events.write(
+        "run-finished",
+        serde_json::json!({"games": tuner.games(), "reason": if tuner.is_done() { "complete" } else { "stopped" }}),
+    );
+    let failures = forfeits(&games_path, &[config.plus_name(), config.minus_name()])?;
     Ok(TuneReport {
         tuner,
         config,
         played,
         replayed: pending.len(),
         elapsed: began.elapsed(),
+        failures,
     })
+}
+
+/// Forfeits per engine (each of `engines`, with none as an empty map) and
+/// termination in the game record at `path`.
+fn forfeits(path: &Path, engines: &[String]) -> Result<BTreeMap<String, BTreeMap<String, u64>>, TuneError> {
+    let mut failures: BTreeMap<String, BTreeMap<String, u64>> =
+        engines.iter().map(|e| (e.clone(), BTreeMap::new())).collect();
+    if path.exists() {
+        for record in results::read_record_file(path)?.records() {
+            if record.termination.is_forfeit() {
+                let loser = match record.result {
+                    results::GameResult::RedWins => &record.blue,
+                    _ => &record.red,
+                };
+                *failures
+                    .entry(loser.clone())
+                    .or_default()
+                    .entry(record.termination.as_str().to_owned())
+                    .or_default() += 1;
+            }
+        }
+    }
+    Ok(failures)
 }

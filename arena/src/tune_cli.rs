@@ -204,6 +204,22 @@ fn print_final(report: &TuneReport, out: &Path) {
         tuner.config().schedule.name(),
         100.0 * tuner.draw_ratio()
     );
+    let failures: Vec<String> = report
+        .failures
+        .iter()
+        .map(|(engine, kinds)| {
+            let list: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+            format!(
+                "{engine}: {}",
+                if list.is_empty() {
+                    "none".to_owned()
+                } else {
+                    list.join(", ")
+                }
+            )
+        })
+        .collect();
+    println!("failures: {}", failures.join("; "));
     println!("\ntuned values (name, value; start in brackets; move in units of the range):");
     for (((name, value), param), tuned) in tuner.named_values().iter().zip(tuner.params()).zip(tuner.values()) {
         println!(
@@ -219,12 +235,14 @@ fn print_final(report: &TuneReport, out: &Path) {
     println!("\nverify them against the start values (SPRT):");
     println!("{}", verify_command(report, out));
     println!(
-        "\noutput in {}: {}, {}, {}, {}",
+        "\noutput in {}: {}, {}, {}, {}, {}, {}",
         out.display(),
         arena::TUNE_FILE,
         arena::STATE_FILE,
         arena::HISTORY_FILE,
-        arena::TRACES_FILE
+        arena::TRACES_FILE,
+        arena::GAMES_FILE,
+        arena::EVENTS_FILE
     );
 }
 

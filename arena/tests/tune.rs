@@ -136,6 +136,17 @@ fn a_tuning_run_killed_and_resumed_loses_nothing() {
     check_final_lines(&text, &names);
     assert!(text.contains("in 64 games"), "{text}");
 
+    // The game record survives the kill: every game of the budget once
+    // (a pending trial's replayed games keep their first row), legal.
+    let records = common::games(&out);
+    let mut ids: Vec<u64> = records.iter().map(|r| r.game).collect();
+    ids.sort_unstable();
+    let unique = ids.len();
+    ids.dedup();
+    assert_eq!(ids.len(), unique, "a game id written twice");
+    assert_eq!(ids, (0..64).collect::<Vec<_>>(), "the budget's games, each once");
+    replay_ok(&out);
+
     // The finished run resumed again plays nothing more.
     let again = run_ok(
         &strings(&["tune", "--quiet", "--resume", out.to_str().unwrap()]),

@@ -18,6 +18,10 @@
 //! | `twice` | from then on prints each `bestmove` twice, the second `--delay-ms` after the first |
 //! | `ponder-none` | from then on answers `bestmove MOVE ponder (none)` |
 //!
+//! It offers two options for tuning tests: `Ratio`, a float carried as a
+//! `string` (a value that is not a decimal in [0, 1] makes it exit with
+//! status 3), and `Knob`, a `spin` from 0 to 10 that changes nothing.
+//!
 //! Settings come from arguments (`--mode M --after N --delay-ms D --seed
 //! S --flood-mb F`), from the environment (`MOCK_MODE`, `MOCK_AFTER`,
 //! `MOCK_DELAY_MS`, `MOCK_SEED`, `MOCK_FLOOD_MB`), or in UCI mode from
@@ -237,6 +241,12 @@ fn settings_from_args(mock: &mut Mock) {
     }
 }
 
+/// Whether `text` is a decimal number with a fractional part in `[0, 1]`
+/// (what the `Ratio` option accepts).
+fn is_ratio(text: &str) -> bool {
+    text.contains('.') && text.parse::<f64>().is_ok_and(|x| (0.0..=1.0).contains(&x))
+}
+
 fn uci(mock: &mut Mock, first: &str, lines: &mut impl Iterator<Item = String>) {
     let mut next = Some(first.to_owned());
     while let Some(line) = next.take().or_else(|| lines.next()) {
@@ -254,11 +264,21 @@ fn uci(mock: &mut Mock, first: &str, lines: &mut impl Iterator<Item = String>) {
                 mock.say("option name Seed type spin default 1 min 0 max 1000000000");
                 mock.say("option name Hash type spin default 1 min 1 max 1024");
                 mock.say("option name FloodMb type spin default 300 min 0 max 100000");
+                // Two options for tuning tests: a float carried as a string,
+                // and an integer knob that does nothing.
+                mock.say("option name Ratio type string default 0.5");
+                mock.say("option name Knob type spin default 5 min 0 max 10");
                 mock.say("uciok");
             }
             Command::IsReady => mock.say("readyok"),
             Command::SetOption(option) => {
                 let value = option.value.clone().unwrap_or_default();
+                if option.name.eq_ignore_ascii_case("ratio") && !is_ratio(&value) {
+                    // A float option must get decimal text in [0, 1]: say so
+                    // and die, so that the arena records a crash.
+                    eprintln!("mock-engine: Ratio must be a decimal in [0, 1], got {value:?}");
+                    std::process::exit(3);
+                }
                 mock.set(&option.name.replace(' ', ""), &value);
             }
             Command::UciNewGame => {}
