@@ -13,6 +13,7 @@
 //! - [`run`] / [`resume`]: a scheduled match, gauntlet or round robin in an
 //!   output directory, with SPRT, summaries and resume.
 //! - [`start_tune`] / [`resume_tune`]: an SPSA tuning run (`arena tune`).
+//! - [`serve`]: `arena serve`, a local web server that shows runs.
 //!
 //! The settings of each command are one type ([`RunSettings`],
 //! [`TuneSettings`]: flags and config-file keys), checked into the record
@@ -42,6 +43,7 @@ mod report;
 mod runner;
 mod schedule;
 mod score;
+pub mod serve;
 mod slot;
 mod spec;
 mod traces;

@@ -9,6 +9,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod commands;
 mod openings_cli;
+mod serve_cli;
 mod stats;
 mod tune_cli;
 
@@ -46,6 +47,9 @@ enum Command {
     },
     /// Tune an engine's parameters by SPSA, playing it against itself.
     Tune(arena::TuneSettings),
+    /// Show runs in the browser: a local web server with the runs, their
+    /// charts and a game viewer.
+    Serve(arena::serve::ServeArgs),
 }
 
 /// The exit status after Ctrl-C or `SIGTERM` (128 + SIGINT, as shells do).
@@ -76,6 +80,7 @@ fn main() -> ExitCode {
         Some(Command::Bench(args)) => commands::bench(args),
         Some(Command::Openings { command }) => openings_cli::run(command),
         Some(Command::Tune(args)) => tune_cli::run(args),
+        Some(Command::Serve(args)) => serve_cli::run(args),
         None => commands::selftest(cli.quiet),
     };
     match outcome {

@@ -1,0 +1,409 @@
+//! The runs `arena serve` shows: each one a directory given on its command
+//! line (a match, gauntlet, round robin or tuning run, or a folder of
+//! them), read again as it grows. `games.csv` and `events.jsonl` are read
+//! from where the last look stopped, so a long run costs only its new
+//! rows; the figures come from the arena's own [`Scoreboard`] and
+//! [`Summary`], so they are those of `summary.json` and of the terminal,
+//! only fresher.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use parking_lot::Mutex;
+use results::{GameRecord, RECORD_HEADER, Sprt, Tally, parse_record_file};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::config::{Mode, RunConfig};
+use crate::files::LOCK_FILE;
+use crate::runner::{CONFIG_FILE, EVENTS_FILE, GAMES_FILE, saved_config};
+use crate::schedule::Schedule;
+use crate::score::{Scoreboard, Summary, status_of};
+use crate::spec::EngineSpec;
+use crate::tune::{TRACES_FILE, TUNE_FILE, TuneConfig, saved_tune_config};
+
+use super::ServeError;
+
+/// One point of the charts: the state after a complete pair.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Point {
+    /// Games recorded by then.
+    pub games: u64,
+    /// The first engine's Elo (from the pairs).
+    pub elo: f64,
+    /// Its 95% interval's half width.
+    pub elo_ci95: f64,
+    /// The log-likelihood ratio, when the run tests an SPRT.
+    pub llr: Option<f64>,
+}
+
+/// A game as the run's page lists it (the moves stay in `games.csv`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GameRow {
+    /// Its id.
+    pub game: u64,
+    /// Its pair.
+    pub pair: u64,
+    /// Red's engine.
+    pub red: String,
+    /// Blue's engine.
+    pub blue: String,
+    /// The result, from Red's side.
+    pub result: &'static str,
+    /// Why it ended.
+    pub termination: &'static str,
+    /// Plies played, setups included.
+    pub plies: u32,
+}
+
+/// What a run is, as its saved settings say.
+#[derive(Debug)]
+enum Kind {
+    Run(Box<RunConfig>),
+    Tune(Box<TuneConfig>),
+}
+
+/// What has been read of a run's growing files.
+#[derive(Debug)]
+struct Seen {
+    games_offset: u64,
+    events_offset: u64,
+    board: Scoreboard,
+    points: Vec<Point>,
+    games: Vec<GameRow>,
+    /// The last `run-started`, `run-resumed` or `run-finished` event.
+    lifecycle: Option<Value>,
+    /// A damaged row (other than a torn last line) stops the reading there.
+    error: Option<String>,
+}
+
+/// One run directory and what has been read of it.
+#[derive(Debug)]
+pub struct Run {
+    dir: PathBuf,
+    name: String,
+    kind: Kind,
+    sprt: Option<Sprt>,
+    seen: Mutex<Seen>,
+}
+
+/// Expands the directories given on the command line into runs: a run
+/// directory (with `config.json` or `tune.json`) is one run; any other
+/// directory stands for the run directories directly inside it.
+///
+/// # Errors
+/// [`ServeError::NotARun`] for a directory that is neither; what reading a
+/// run's saved settings reports.
+pub fn find_runs(dirs: &[PathBuf]) -> Result<Vec<Run>, ServeError> {
+    let mut runs = Vec::new();
+    for dir in dirs {
+        if is_run(dir) {
+            runs.push(Run::open(dir)?);
+            continue;
+        }
+        let entries = std::fs::read_dir(dir).map_err(|source| ServeError::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        let mut inner: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.is_dir() && is_run(p))
+            .collect();
+        if inner.is_empty() {
+            return Err(ServeError::NotARun(dir.clone()));
+        }
+        inner.sort();
+        for path in inner {
+            runs.push(Run::open(&path)?);
+        }
+    }
+    Ok(runs)
+}
+
+fn is_run(dir: &Path) -> bool {
+    dir.join(CONFIG_FILE).is_file() || dir.join(TUNE_FILE).is_file()
+}
+
+impl Run {
+    fn open(dir: &Path) -> Result<Self, ServeError> {
+        let bad = |reason: String| ServeError::BadRun {
+            dir: dir.to_path_buf(),
+            reason,
+        };
+        let (kind, names, pairings, sprt) = if dir.join(TUNE_FILE).is_file() {
+            let config = saved_tune_config(dir).map_err(|e| bad(e.to_string()))?;
+            let names = vec![config.plus_name(), config.minus_name()];
+            (Kind::Tune(Box::new(config)), names, vec![(0, 1)], None)
+        } else {
+            let config = saved_config(dir).map_err(|e| bad(e.to_string()))?;
+            let schedule = Schedule::new(&config, None);
+            let names = config.engines.iter().map(|e| e.name.clone()).collect();
+            let sprt = match &config.sprt {
+                Some(s) => Some(Sprt::new(s.to_results()).map_err(|e| bad(format!("sprt: {e}")))?),
+                None => None,
+            };
+            let pairings = schedule.pairings().to_vec();
+            (Kind::Run(Box::new(config)), names, pairings, sprt)
+        };
+        let name = dir
+            .canonicalize()
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| dir.display().to_string());
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            name,
+            kind,
+            sprt,
+            seen: Mutex::new(Seen {
+                games_offset: 0,
+                events_offset: 0,
+                board: Scoreboard::new(&names, &pairings),
+                points: Vec::new(),
+                games: Vec::new(),
+                lifecycle: None,
+                error: None,
+            }),
+        })
+    }
+
+    /// The run's directory, as given.
+    #[must_use]
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Its name: the directory's.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether it is a tuning run.
+    #[must_use]
+    pub fn is_tune(&self) -> bool {
+        matches!(self.kind, Kind::Tune(_))
+    }
+
+    /// The path of one of the run's files, by its fixed name.
+    pub(super) fn file(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    fn engines(&self) -> Vec<&EngineSpec> {
+        match &self.kind {
+            Kind::Run(c) => c.engines.iter().collect(),
+            Kind::Tune(c) => vec![&c.engine],
+        }
+    }
+
+    fn planned(&self) -> u64 {
+        match &self.kind {
+            Kind::Run(c) => Schedule::new(c, None).len(),
+            Kind::Tune(c) => c.games,
+        }
+    }
+
+    /// Reads what was added to the run's files since the last look.
+    fn refresh(&self) -> parking_lot::MutexGuard<'_, Seen> {
+        let mut seen = self.seen.lock();
+        if seen.error.is_none()
+            && let Err(e) = self.read_games(&mut seen)
+        {
+            seen.error = Some(e);
+        }
+        self.read_events(&mut seen);
+        seen
+    }
+
+    fn read_games(&self, seen: &mut Seen) -> Result<(), String> {
+        let path = self.dir.join(GAMES_FILE);
+        let Some(bytes) = read_whole_lines(&path, &mut seen.games_offset) else {
+            return Ok(());
+        };
+        // The new rows, behind the header that the parser wants first.
+        let mut text = RECORD_HEADER.join(",").into_bytes();
+        text.push(b'\n');
+        let body = if seen.games.is_empty() && bytes.starts_with(&text) {
+            &bytes[text.len()..]
+        } else {
+            &bytes[..]
+        };
+        text.extend_from_slice(body);
+        let file = parse_record_file(&path, &text).map_err(|e| e.to_string())?;
+        for record in file.records() {
+            self.count(seen, record);
+        }
+        Ok(())
+    }
+
+    fn count(&self, seen: &mut Seen, record: &GameRecord) {
+        seen.games.push(GameRow {
+            game: record.game,
+            pair: record.pair,
+            red: record.red.clone(),
+            blue: record.blue.clone(),
+            result: record.result.as_str(),
+            termination: record.termination.as_str(),
+            plies: record.plies,
+        });
+        if seen.board.add(record) {
+            let main = seen.board.main();
+            let estimates = main.pentanomial.estimates();
+            seen.points.push(Point {
+                games: seen.board.games(),
+                elo: estimates.elo,
+                elo_ci95: estimates.elo_ci95,
+                llr: self.sprt.as_ref().map(|s| status_of(s, &main).llr),
+            });
+        }
+    }
+
+    fn read_events(&self, seen: &mut Seen) {
+        let path = self.dir.join(EVENTS_FILE);
+        let Some(bytes) = read_whole_lines(&path, &mut seen.events_offset) else {
+            return;
+        };
+        // Only the run's starts and ends matter here; the moves are many,
+        // so a line is parsed only when it names one of those.
+        for line in bytes.split(|&b| b == b'\n') {
+            let interesting = [&b"\"run-started\""[..], b"\"run-resumed\"", b"\"run-finished\""]
+                .iter()
+                .any(|k| line.windows(k.len()).any(|w| w == *k));
+            if interesting && let Ok(value) = serde_json::from_slice::<Value>(line) {
+                seen.lifecycle = Some(value);
+            }
+        }
+    }
+
+    /// The run's state: `running` while a runner holds its directory's
+    /// lock; after its end `accepted` or `rejected` (an SPRT decided),
+    /// `finished` (all games played); otherwise `stopped`.
+    fn state(&self, seen: &Seen, summary: &Summary) -> &'static str {
+        if lock_is_held(&self.dir.join(LOCK_FILE)) {
+            return "running";
+        }
+        let finished = seen
+            .lifecycle
+            .as_ref()
+            .filter(|e| e["event"] == "run-finished")
+            .and_then(|e| e["reason"].as_str());
+        match finished {
+            Some("sprt") => match summary.decision {
+                Some("accept-h1") => "accepted",
+                Some("accept-h0") => "rejected",
+                _ => "stopped",
+            },
+            Some("complete") => "finished",
+            _ => "stopped",
+        }
+    }
+
+    /// The run's figures (for the list of runs): its name, kind, engines and
+    /// their limits, the SPRT design, the keys of `summary.json` computed
+    /// from `games.csv` as it is now, and the state.
+    #[must_use]
+    pub fn overview(&self, index: usize) -> Value {
+        let seen = self.refresh();
+        let standings = seen.board.standings(self.planned(), self.sprt.as_ref());
+        let ended = seen.lifecycle.as_ref().is_some_and(|e| e["event"] == "run-finished");
+        let summary = Summary::new(&seen.board, &standings, ended);
+        let state = self.state(&seen, &summary);
+        let engines: Vec<Value> = self
+            .engines()
+            .iter()
+            .map(|e| json!({"name": e.name, "limits": e.limits.describe()}))
+            .collect();
+        let sprt = self.sprt.as_ref().map(|s| {
+            let c = s.config();
+            json!({"elo0": c.elo0, "elo1": c.elo1, "alpha": c.alpha, "beta": c.beta, "model": c.model.name()})
+        });
+        let mode = match &self.kind {
+            Kind::Run(c) => match c.mode {
+                Mode::Match => "match",
+                Mode::Gauntlet => "gauntlet",
+                Mode::Roundrobin => "roundrobin",
+            },
+            Kind::Tune(_) => "tune",
+        };
+        json!({
+            "index": index,
+            "name": self.name,
+            "mode": mode,
+            "engines": engines,
+            "sprt_design": sprt,
+            "state": state,
+            "summary": summary,
+            "error": seen.error,
+        })
+    }
+
+    /// The run's page: its overview, the chart points, and the games, newest
+    /// first (at most `limit`).
+    #[must_use]
+    pub fn details(&self, index: usize, limit: usize) -> Value {
+        let mut overview = self.overview(index);
+        let seen = self.seen.lock();
+        let games: Vec<&GameRow> = seen.games.iter().rev().take(limit).collect();
+        overview["games_listed"] = json!(games);
+        overview["points"] = json!(seen.points.len());
+        overview["has_traces"] = json!(self.is_tune() && self.dir.join(TRACES_FILE).is_file());
+        overview
+    }
+
+    /// The chart points read so far, and the SPRT bounds if any.
+    pub(super) fn points(&self) -> (Vec<Point>, Option<(f64, f64)>) {
+        let seen = self.refresh();
+        let bounds = self.sprt.as_ref().map(|s| (s.lower_bound(), s.upper_bound()));
+        (seen.points.clone(), bounds)
+    }
+
+    /// Whether a game of this id is recorded.
+    pub(super) fn has_game(&self, game: u64) -> bool {
+        self.refresh().games.iter().any(|g| g.game == game)
+    }
+}
+
+/// Reads `path` from `*offset` up to its last line end and moves the offset
+/// there: a row still being written is read next time. `None` when the
+/// file is missing or has no new whole line.
+fn read_whole_lines(path: &Path, offset: &mut u64) -> Option<Vec<u8>> {
+    let mut file = File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    if len < *offset {
+        // Rewritten from scratch: start over would double count; keep what
+        // was read (a resume only ever drops a torn, unread tail).
+        *offset = len;
+        return None;
+    }
+    file.seek(SeekFrom::Start(*offset)).ok()?;
+    let mut bytes = Vec::new();
+    file.take(len - *offset).read_to_end(&mut bytes).ok()?;
+    let end = bytes.iter().rposition(|&b| b == b'\n')? + 1;
+    bytes.truncate(end);
+    *offset += end as u64;
+    Some(bytes)
+}
+
+/// Whether some process holds the `flock` of the lock file, as
+/// `/proc/locks` lists it by inode: looking never takes the lock, so a
+/// runner starting at that moment is never refused because of the server.
+fn lock_is_held(path: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    let inode = meta.ino().to_string();
+    let Ok(locks) = std::fs::read_to_string("/proc/locks") else {
+        return false;
+    };
+    locks.lines().any(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        fields.get(1) == Some(&"FLOCK")
+            && fields
+                .iter()
+                .any(|f| f.matches(':').count() == 2 && f.rsplit(':').next() == Some(inode.as_str()))
+    })
+}

@@ -1,0 +1,97 @@
+//! The game viewer's data: a game of `games.csv` replayed by the rules
+//! crate, with the board and both hands after every ply, so the page draws
+//! the rules' own positions and computes nothing of the game itself.
+
+use std::path::Path;
+
+use leaper::{Color, GameMove, Position, Role, SetupCase, Square};
+use results::{GameRecord, read_record_file};
+use serde_json::{Value, json};
+
+/// Reads game `game` of the record file at `path`. `None` when no row has
+/// that id.
+///
+/// # Errors
+/// What the record reader reports, as a text.
+pub fn find_game(path: &Path, game: u64) -> Result<Option<GameRecord>, String> {
+    let file = read_record_file(path).map_err(|e| e.to_string())?;
+    Ok(file.games.into_iter().map(|g| g.record).find(|r| r.game == game))
+}
+
+/// The game as the viewer shows it: its players, result and termination,
+/// its moves (`ply`, `side`, `text`, and `from`/`to` squares of regular
+/// moves), and `positions[k]`, the position after `k` plies (`board`: 64
+/// piece letters or empty strings, by square index `8 * row + column`;
+/// `hands`: per side, the count of each droppable piece by upper-case
+/// letter; `turn`). A move the rules refuse ends the replay there, with
+/// `error` saying which and why.
+#[must_use]
+pub fn game_json(record: &GameRecord) -> Value {
+    let mut position = Position::new();
+    let mut positions = vec![position_json(&position)];
+    let mut moves = Vec::new();
+    let mut error = None;
+    for (i, text) in record.moves.iter().enumerate() {
+        let ply = i + 1;
+        let side = position.turn();
+        let mv = match position.parse_move(text, SetupCase::Lenient) {
+            Ok(mv) => mv,
+            Err(e) => {
+                error = Some(format!("ply {ply}: move {text:?}: {e}"));
+                break;
+            }
+        };
+        let (from, to) = match mv {
+            GameMove::Move(m) => (m.from().map(square_name), Some(square_name(m.to()))),
+            GameMove::Setup(_) => (None, None),
+        };
+        position.play_game_move(&mv);
+        moves.push(json!({"ply": ply, "side": side.name(), "text": text, "from": from, "to": to}));
+        positions.push(position_json(&position));
+    }
+    json!({
+        "game": record.game,
+        "pair": record.pair,
+        "red": record.red,
+        "blue": record.blue,
+        "result": record.result.as_str(),
+        "termination": record.termination.as_str(),
+        "plies": record.plies,
+        "red_ms": record.red_ms,
+        "blue_ms": record.blue_ms,
+        "moves": moves,
+        "positions": positions,
+        "error": error,
+    })
+}
+
+/// A square's name in the rules' notation (`b5`).
+fn square_name(square: Square) -> String {
+    square.to_string()
+}
+
+fn position_json(position: &Position) -> Value {
+    let board: Vec<String> = Square::ALL
+        .iter()
+        .map(|&sq| {
+            position
+                .piece_at(sq)
+                .map(|p| p.letter().to_string())
+                .unwrap_or_default()
+        })
+        .collect();
+    let hand = |color: Color| {
+        let hand = position.hand(color);
+        let counts: serde_json::Map<String, Value> = Role::DROPPABLE
+            .iter()
+            .map(|&r| (r.upper().to_string(), json!(hand.count(r))))
+            .collect();
+        Value::Object(counts)
+    };
+    json!({
+        "ply": position.ply(),
+        "board": board,
+        "hands": {"red": hand(Color::Red), "blue": hand(Color::Blue)},
+        "turn": position.turn().name(),
+    })
+}
