@@ -94,6 +94,18 @@ fn play_match(out: &Path, games: u64, extra: &[&str]) {
     run_ok(&args, LIMIT);
 }
 
+/// Plays a short tune of the mock engine's `Knob` into `out`.
+fn tune_mock(out: &Path) {
+    let params = out.with_extension("params");
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    std::fs::write(&params, "Knob, int, 5, 0, 10, 1, 0.002\n").unwrap();
+    let mut args = strings(&["tune", "--quiet", "--games", "8", "--pairs-per-trial", "1", "--params"]);
+    args.push(params.to_str().unwrap().to_owned());
+    args.extend(mock_engine("m", &["depth=1"]));
+    args.extend(strings(&["--out", out.to_str().unwrap()]));
+    run_ok(&args, LIMIT);
+}
+
 /// The numbers in `text`, in order.
 fn numbers(text: &str) -> Vec<f64> {
     text.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
@@ -333,12 +345,15 @@ fn assert_rules_position(browser: &Browser, record: &GameRecord, ply: usize) {
 
 #[test]
 fn the_pages_show_a_real_run_in_a_real_browser() {
+    // A folder of two runs: a match with an SPRT and a short tune.
     let dir = scratch("serve-pages");
-    let out = dir.join("run");
+    let out = dir.join("runs").join("match");
     play_match(&out, 10, &[]);
+    let tune = dir.join("runs").join("tune");
+    tune_mock(&tune);
     let summary = summary(&out);
     let records = games(&out);
-    let (_server, base) = start_server(&[&out]);
+    let (_server, base) = start_server(&[&dir.join("runs")]);
     let http = agent();
 
     // Paths come from the runs given, never from the URL.
@@ -353,7 +368,7 @@ fn the_pages_show_a_real_run_in_a_real_browser() {
         "api/run/0/traces.svg",
         "assets/..%2f..%2fCargo.toml",
         "etc/passwd",
-        "api/run/1",
+        "api/run/2",
         "api/run/0/game/99999",
         "run/0/game/-1",
     ] {
@@ -384,6 +399,23 @@ fn the_pages_show_a_real_run_in_a_real_browser() {
         assert_eq!(run["summary"][key], summary[key], "{key}");
     }
 
+    // The tuning run: its figures from its games, its traces from its file.
+    let tuned = &runs[1];
+    assert_eq!(tuned["mode"], "tune", "{tuned}");
+    assert_eq!(tuned["state"], "finished", "{tuned}");
+    assert_eq!(tuned["summary"]["games"], 8);
+    assert_eq!(tuned["summary"]["player"], "m-plus");
+    let (status, traces) = get(&http, &format!("{base}api/run/1/traces.svg"));
+    assert_eq!(status, 200);
+    assert!(
+        traces.starts_with("<svg") && traces.contains("Knob = "),
+        "{}",
+        &traces[..traces.len().min(200)]
+    );
+    let (status, llr) = get(&http, &format!("{base}api/run/1/llr.svg"));
+    assert_eq!(status, 200);
+    assert!(llr.contains("no SPRT"));
+
     let Some(browser) = Browser::start() else { return };
 
     // The runs page.
@@ -395,7 +427,7 @@ fn the_pages_show_a_real_run_in_a_real_browser() {
          for (const c of row.querySelectorAll('[data-key]')) cells[c.dataset.key] = c.textContent;
          return cells;",
     );
-    assert_eq!(cells["name"].as_str().unwrap(), "run match", "{cells}");
+    assert_eq!(cells["name"].as_str().unwrap(), "match match", "{cells}");
     assert_eq!(cells["state"], "finished");
     assert_eq!(cells["engines"], "alpha vs beta");
     assert_eq!(cells["tc"], "depth=1");
@@ -438,6 +470,16 @@ fn the_pages_show_a_real_run_in_a_real_browser() {
     let failures = browser.script("return document.querySelectorAll('#failures tbody tr').length;");
     assert_eq!(failures, 2, "a row per engine");
     browser.screenshot("serve-run.png");
+
+    // The tuning run's page shows its parameter traces.
+    browser.goto(&format!("{base}run/1"));
+    browser.wait_for(
+        "document.body.dataset.loaded && !document.getElementById('traces-figure').hidden
+         && document.getElementById('traces').complete && document.getElementById('traces').naturalWidth > 0",
+    );
+    browser.screenshot("serve-tune.png");
+    browser.goto(&format!("{base}run/0"));
+    browser.wait_for("document.body.dataset.loaded && document.querySelector('#games tbody tr')");
 
     // The viewer of the longest game, reached from the run's page.
     let record = records.iter().max_by_key(|r| r.plies).unwrap().clone();

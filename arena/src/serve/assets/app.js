@@ -35,8 +35,10 @@ function timeControl(run) {
   return all.join(" / ");
 }
 
-function llrText(s) {
-  if (s.llr === null || s.llr === undefined) return "–";
+function llrText(run) {
+  const s = run.summary;
+  // A tune tests no hypothesis: its default-design LLR would mislead.
+  if (run.mode === "tune" || s.llr === null || s.llr === undefined) return "–";
   return `${fixed(s.llr)} (${fixed(s.lower_bound)}, ${fixed(s.upper_bound)})`;
 }
 
@@ -63,7 +65,7 @@ function runRow(run) {
     cell("pentanomial", "[" + s.pentanomial.join(", ") + "]", true),
     cell("elo", `${fixed(s.elo)} ± ${fixed(s.elo_ci95)}`, true),
     cell("nelo", `${fixed(s.nelo)} ± ${fixed(s.nelo_ci95)}`, true),
-    el("td", { class: "num", "data-key": "llr", title: "SPRT" + sprt }, llrText(s)),
+    el("td", { class: "num", "data-key": "llr", title: "SPRT" + sprt }, llrText(run)),
   );
 }
 
@@ -118,7 +120,7 @@ async function runPage() {
       card("pentanomial", "[" + s.pentanomial.join(", ") + "]", "pentanomial"),
       card("Elo", `${fixed(s.elo)} ± ${fixed(s.elo_ci95)}`, "elo"),
       card("nElo", `${fixed(s.nelo)} ± ${fixed(s.nelo_ci95)}`, "nelo"),
-      card("LLR", llrText(s), "llr"),
+      card("LLR", llrText(run), "llr"),
       card("SPRT", sprt, "sprt"),
     );
     const failures = document.querySelector("#failures tbody");
