@@ -27,8 +27,14 @@ use results::GameRecord;
 use serde_json::{Value, json};
 
 const LIMIT: Duration = Duration::from_secs(60);
+/// Debian's browser and driver, where `.ci/install-browser` puts them;
+/// `LEAPER_CHROMIUM` and `LEAPER_CHROMEDRIVER` name others.
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+fn program(var: &str, default: &str) -> String {
+    std::env::var(var).unwrap_or_else(|_| default.to_owned())
+}
 
 /// A child process that is killed when the test is done with it (the
 /// server and chromedriver run until told to stop).
@@ -131,7 +137,9 @@ impl Browser {
     /// when the browser is not installed and not required.
     fn start() -> Option<Self> {
         let required = std::env::var("LEAPER_REQUIRE_BROWSER").is_ok_and(|v| v == "1");
-        let missing: Vec<&str> = [CHROMIUM, CHROMEDRIVER]
+        let chromium = program("LEAPER_CHROMIUM", CHROMIUM);
+        let chromedriver = program("LEAPER_CHROMEDRIVER", CHROMEDRIVER);
+        let missing: Vec<&str> = [chromium.as_str(), chromedriver.as_str()]
             .into_iter()
             .filter(|p| !Path::new(p).exists())
             .collect();
@@ -145,7 +153,7 @@ impl Browser {
             return None;
         }
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let driver = Command::new(CHROMEDRIVER)
+        let driver = Command::new(&chromedriver)
             .arg(format!("--port={port}"))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -169,7 +177,7 @@ impl Browser {
         let capabilities = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
             "goog:chromeOptions": {
-                "binary": CHROMIUM,
+                "binary": chromium,
                 "args": ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                          "--window-size=1100,1300"],
             },

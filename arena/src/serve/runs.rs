@@ -86,6 +86,7 @@ pub struct Run {
     name: String,
     kind: Kind,
     sprt: Option<Sprt>,
+    planned: u64,
     seen: Mutex<Seen>,
 }
 
@@ -133,10 +134,11 @@ impl Run {
             dir: dir.to_path_buf(),
             reason,
         };
-        let (kind, names, pairings, sprt) = if dir.join(TUNE_FILE).is_file() {
+        let (kind, names, pairings, sprt, planned) = if dir.join(TUNE_FILE).is_file() {
             let config = saved_tune_config(dir).map_err(|e| bad(e.to_string()))?;
             let names = vec![config.plus_name(), config.minus_name()];
-            (Kind::Tune(Box::new(config)), names, vec![(0, 1)], None)
+            let planned = config.games;
+            (Kind::Tune(Box::new(config)), names, vec![(0, 1)], None, planned)
         } else {
             let config = saved_config(dir).map_err(|e| bad(e.to_string()))?;
             let schedule = Schedule::new(&config, None);
@@ -146,7 +148,7 @@ impl Run {
                 None => None,
             };
             let pairings = schedule.pairings().to_vec();
-            (Kind::Run(Box::new(config)), names, pairings, sprt)
+            (Kind::Run(Box::new(config)), names, pairings, sprt, schedule.len())
         };
         let name = dir
             .canonicalize()
@@ -158,6 +160,7 @@ impl Run {
             name,
             kind,
             sprt,
+            planned,
             seen: Mutex::new(Seen {
                 games_offset: 0,
                 events_offset: 0,
@@ -197,13 +200,6 @@ impl Run {
         match &self.kind {
             Kind::Run(c) => c.engines.iter().collect(),
             Kind::Tune(c) => vec![&c.engine],
-        }
-    }
-
-    fn planned(&self) -> u64 {
-        match &self.kind {
-            Kind::Run(c) => Schedule::new(c, None).len(),
-            Kind::Tune(c) => c.games,
         }
     }
 
@@ -308,7 +304,7 @@ impl Run {
     #[must_use]
     pub fn overview(&self, index: usize) -> Value {
         let seen = self.refresh();
-        let standings = seen.board.standings(self.planned(), self.sprt.as_ref());
+        let standings = seen.board.standings(self.planned, self.sprt.as_ref());
         let ended = seen.lifecycle.as_ref().is_some_and(|e| e["event"] == "run-finished");
         let summary = Summary::new(&seen.board, &standings, ended);
         let state = self.state(&seen, &summary);
@@ -406,4 +402,51 @@ fn lock_is_held(path: &Path) -> bool {
                 .iter()
                 .any(|f| f.matches(':').count() == 2 && f.rsplit(':').next() == Some(inode.as_str()))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("arena-serve-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn only_whole_lines_are_read_and_each_once() {
+        let dir = scratch("lines");
+        let path = dir.join("file");
+        let mut offset = 0;
+        assert_eq!(read_whole_lines(&path, &mut offset), None, "missing file");
+        std::fs::write(&path, "one\ntw").unwrap();
+        assert_eq!(read_whole_lines(&path, &mut offset).as_deref(), Some(&b"one\n"[..]));
+        assert_eq!(offset, 4);
+        assert_eq!(read_whole_lines(&path, &mut offset), None, "only a torn line is new");
+        std::fs::write(&path, "one\ntwo\nthree\n").unwrap();
+        assert_eq!(
+            read_whole_lines(&path, &mut offset).as_deref(),
+            Some(&b"two\nthree\n"[..])
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_held_lock_is_seen_without_taking_it() {
+        let dir = scratch("lock");
+        let path = dir.join(LOCK_FILE);
+        assert!(!lock_is_held(&path), "no file");
+        let file = File::create(&path).unwrap();
+        assert!(!lock_is_held(&path), "not locked");
+        file.try_lock().unwrap();
+        assert!(lock_is_held(&path), "locked");
+        // Looking did not take it: another handle still cannot.
+        let other = File::open(&path).unwrap();
+        assert!(other.try_lock().is_err());
+        drop(file);
+        assert!(!lock_is_held(&path), "released");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

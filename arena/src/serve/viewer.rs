@@ -95,3 +95,61 @@ fn position_json(position: &Position) -> Value {
         "turn": position.turn().name(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use results::{GameResult, Termination};
+
+    fn record(moves: &[&str]) -> GameRecord {
+        GameRecord {
+            game: 3,
+            pair: 1,
+            round: 0,
+            red: "r".to_owned(),
+            blue: "b".to_owned(),
+            red_setup: moves[0].to_owned(),
+            blue_setup: moves[1].to_owned(),
+            result: GameResult::Draw,
+            termination: Termination::PlyLimit,
+            plies: u32::try_from(moves.len()).unwrap(),
+            red_ms: 0,
+            blue_ms: 0,
+            moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+        }
+    }
+
+    #[test]
+    fn every_ply_has_the_rules_position() {
+        let game = game_json(&record(&["AAAAAAAAWNFFDDDD", "wnffddddaaaaaaaa", "b5d5"]));
+        assert_eq!(game["error"], Value::Null);
+        let positions = game["positions"].as_array().unwrap();
+        assert_eq!(positions.len(), 4);
+        let pieces = |k: usize| {
+            positions[k]["board"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|p| p != &"")
+                .count()
+        };
+        assert_eq!((pieces(0), pieces(1), pieces(2), pieces(3)), (0, 16, 32, 32));
+        // b1 holds Red's wazir, g1 Blue's; b5's dabbaba moved to d5.
+        assert_eq!(positions[1]["board"][8], "W");
+        assert_eq!(positions[2]["board"][48], "w");
+        assert_eq!(positions[3]["board"][8 + 4], "");
+        assert_eq!(positions[3]["board"][3 * 8 + 4], "D");
+        assert_eq!(positions[3]["turn"], "blue");
+        assert_eq!(game["moves"][2]["from"], "b5");
+        assert_eq!(game["moves"][2]["to"], "d5");
+        assert_eq!(positions[3]["hands"]["red"]["A"], 0);
+    }
+
+    #[test]
+    fn an_illegal_move_ends_the_replay_with_its_reason() {
+        let game = game_json(&record(&["WNFFDDDDAAAAAAAA", "wnffddddaaaaaaaa", "b5b6"]));
+        assert_eq!(game["positions"].as_array().unwrap().len(), 3);
+        let error = game["error"].as_str().unwrap();
+        assert!(error.starts_with("ply 3: move \"b5b6\""), "{error}");
+    }
+}
