@@ -551,7 +551,8 @@ fn a_run_in_progress_shows_as_running_and_grows() {
         assert!(Instant::now() < deadline, "the run never wrote config.json");
         std::thread::sleep(Duration::from_millis(10));
     }
-    let (_server, base) = start_server(&[&out]);
+    // The folder is served, not the run: a run started there later joins.
+    let (_server, base) = start_server(&[&dir]);
     let http = agent();
     let look = || -> Value {
         let (status, body) = get(&http, &format!("{base}api/runs"));
@@ -561,6 +562,11 @@ fn a_run_in_progress_shows_as_running_and_grows() {
     let first = look();
     assert_eq!(first["state"], "running", "{first}");
     let mut seen_games = vec![first["summary"]["games"].as_u64().unwrap()];
+    // Look again while it plays, so the rows are read in several parts.
+    while seen_games.last() < Some(&4) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        seen_games.push(look()["summary"]["games"].as_u64().unwrap());
+    }
     let output = wait_bounded(arena, LIMIT, "the live match");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let last = look();
@@ -568,7 +574,32 @@ fn a_run_in_progress_shows_as_running_and_grows() {
     assert_eq!(last["state"], "finished", "{last}");
     assert_eq!(seen_games.last(), Some(&8), "{seen_games:?}");
     assert!(seen_games[0] < 8, "the first look came before the end: {seen_games:?}");
+    assert!(seen_games.windows(2).all(|w| w[0] <= w[1]), "{seen_games:?}");
     assert_eq!(last["summary"]["wdl"], summary(&out)["wdl"]);
+    // The rows were read in several looks; each game is still found whole.
+    for record in games(&out) {
+        let (status, body) = get(&http, &format!("{base}api/run/0/game/{}", record.game));
+        assert_eq!(status, 200, "{body}");
+        let game: Value = serde_json::from_str(&body).unwrap();
+        let moves: Vec<&str> = game["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(moves, record.moves, "game {}", record.game);
+        assert_eq!(game["error"], Value::Null);
+    }
+    // A second run in the folder is listed after the first, which keeps
+    // its number.
+    play_match(&dir.join("later"), 4, &[]);
+    let (_, body) = get(&http, &format!("{base}api/runs"));
+    let runs: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(runs.as_array().unwrap().len(), 2, "{runs}");
+    assert_eq!(runs[0]["name"], "live");
+    assert_eq!(runs[1]["name"], "later");
+    assert_eq!(runs[1]["summary"]["games"], 4);
+    assert_eq!(get(&http, &format!("{base}run/1")).0, 200);
 }
 
 #[test]

@@ -3,8 +3,8 @@
 //! endpoints below for their data every few seconds; the charts are SVG
 //! drawn here; the game viewer gets each position from the rules crate.
 //!
-//! Safety: the runs are fixed when the server starts, from the
-//! directories on its command line. A URL names a run by its number in
+//! Safety: the runs are those of the directories on the command line (and
+//! runs that appear later inside the folders among them). A URL names a run by its number in
 //! that list and a game by its id, and the files read are always the
 //! run's own, by their fixed names: no part of a URL ever becomes a path,
 //! and anything that is not one of the routes is a 404.
@@ -30,12 +30,11 @@ use serde_json::{Value, json};
 use thiserror::Error;
 use tiny_http::{Header, Method, Request, Response};
 
-use crate::runner::GAMES_FILE;
 use crate::tune::TRACES_FILE;
 
 pub use charts::{elo_svg, llr_svg};
-pub use runs::{GameRow, Point, Run, find_runs};
-pub use viewer::{find_game, game_json};
+pub use runs::{GameRow, Point, Run, Runs};
+pub use viewer::game_json;
 
 /// The default address: loopback only, so nothing is shown to the network
 /// unless asked.
@@ -96,7 +95,7 @@ pub enum ServeError {
 pub struct Server {
     http: Arc<tiny_http::Server>,
     addr: SocketAddr,
-    runs: Arc<Vec<Run>>,
+    runs: Arc<Runs>,
 }
 
 impl std::fmt::Debug for Server {
@@ -112,10 +111,10 @@ impl Server {
     /// Finds the runs of `args.dirs` and binds `args.addr`.
     ///
     /// # Errors
-    /// [`find_runs`]'s; [`ServeError::Bind`] when the address is taken or
+    /// [`Runs::find`]'s; [`ServeError::Bind`] when the address is taken or
     /// not local.
     pub fn bind(args: &ServeArgs) -> Result<Self, ServeError> {
-        let runs = find_runs(&args.dirs)?;
+        let runs = Runs::find(&args.dirs)?;
         let http = tiny_http::Server::http(args.addr).map_err(|e| ServeError::Bind {
             addr: args.addr,
             reason: e.to_string(),
@@ -136,8 +135,8 @@ impl Server {
 
     /// The runs shown, in their URL order.
     #[must_use]
-    pub fn runs(&self) -> &[Run] {
-        &self.runs
+    pub fn runs(&self) -> Vec<Arc<Run>> {
+        self.runs.all()
     }
 
     /// Answers requests until the process ends.
@@ -167,7 +166,7 @@ const JSON: &str = "application/json";
 const SVG: &str = "image/svg+xml";
 const TEXT: &str = "text/plain; charset=utf-8";
 
-fn answer(runs: &[Run], request: Request) {
+fn answer(runs: &Runs, request: Request) {
     let (status, kind, body) = if *request.method() == Method::Get || *request.method() == Method::Head {
         route(runs, request.url())
     } else {
@@ -201,7 +200,7 @@ fn json_reply(value: &Value) -> Reply {
 
 /// The answer to `url`. Only the exact shapes of the routes match; a run
 /// or game number must be plain decimal digits.
-fn route(runs: &[Run], url: &str) -> Reply {
+fn route(runs: &Runs, url: &str) -> Reply {
     let path = url.split(['?', '#']).next().unwrap_or("");
     let parts: Vec<&str> = path.split('/').skip(1).collect();
     let run = |text: &str| {
@@ -221,9 +220,13 @@ fn route(runs: &[Run], url: &str) -> Reply {
             "text/javascript; charset=utf-8",
             assets::SCRIPT.as_bytes().to_vec(),
         ),
-        ["api", "runs"] => json_reply(&json!(
-            runs.iter().enumerate().map(|(i, r)| r.overview(i)).collect::<Vec<_>>()
-        )),
+        ["api", "runs"] => {
+            runs.rescan();
+            let all = runs.all();
+            json_reply(&json!(
+                all.iter().enumerate().map(|(i, r)| r.overview(i)).collect::<Vec<_>>()
+            ))
+        }
         ["api", "run", n] => run(n).map_or_else(not_found, |(i, r)| json_reply(&r.details(i, LISTED_GAMES))),
         ["api", "run", n, chart @ ("llr.svg" | "elo.svg")] => run(n).map_or_else(not_found, |(_, r)| {
             let (points, bounds) = r.points();
@@ -245,7 +248,7 @@ fn route(runs: &[Run], url: &str) -> Reply {
             _ => not_found(),
         },
         ["api", "run", n, "game", g] => match (run(n), number(g)) {
-            (Some((_, r)), Some(g)) => match find_game(&r.file(GAMES_FILE), g) {
+            (Some((_, r)), Some(g)) => match r.game(g) {
                 Ok(Some(record)) => json_reply(&game_json(&record)),
                 Ok(None) => not_found(),
                 Err(e) => (500, TEXT, e.into_bytes()),
@@ -289,6 +292,7 @@ mod tests {
 
     #[test]
     fn paths_outside_the_routes_are_not_found() {
+        let none = Runs::find(&[]).unwrap();
         for url in [
             "/run/../../etc/passwd",
             "/run/%2e%2e/%2e%2e/etc/passwd",
@@ -298,10 +302,10 @@ mod tests {
             "/api/run/0",
             "/run/0",
         ] {
-            let (status, _, _) = route(&[], url);
+            let (status, _, _) = route(&none, url);
             assert_eq!(status, 404, "{url}");
         }
-        assert_eq!(route(&[], "/").0, 200);
-        assert_eq!(route(&[], "/api/runs").2, b"[]");
+        assert_eq!(route(&none, "/").0, 200);
+        assert_eq!(route(&none, "/api/runs").2, b"[]");
     }
 }

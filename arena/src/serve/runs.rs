@@ -7,11 +7,13 @@
 //! only fresher.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{BufRead, Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use parking_lot::Mutex;
+use std::sync::Arc;
+
+use parking_lot::{Mutex, RwLock};
 use results::{GameRecord, RECORD_HEADER, Sprt, Tally, parse_record_file};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -56,6 +58,9 @@ pub struct GameRow {
     pub termination: &'static str,
     /// Plies played, setups included.
     pub plies: u32,
+    /// Where its row starts in `games.csv`.
+    #[serde(skip)]
+    pub offset: u64,
 }
 
 /// What a run is, as its saved settings say.
@@ -90,38 +95,91 @@ pub struct Run {
     seen: Mutex<Seen>,
 }
 
-/// Expands the directories given on the command line into runs: a run
-/// directory (with `config.json` or `tune.json`) is one run; any other
-/// directory stands for the run directories directly inside it.
-///
-/// # Errors
-/// [`ServeError::NotARun`] for a directory that is neither; what reading a
-/// run's saved settings reports.
-pub fn find_runs(dirs: &[PathBuf]) -> Result<Vec<Run>, ServeError> {
-    let mut runs = Vec::new();
-    for dir in dirs {
-        if is_run(dir) {
-            runs.push(Run::open(dir)?);
-            continue;
+/// The runs shown: those of the directories given on the command line. A
+/// run directory (with `config.json` or `tune.json`) is one run; any other
+/// directory is a folder whose run subdirectories are runs, and a run
+/// started there later joins the list at its end (so the numbers in URLs
+/// never change) the next time the list is asked for.
+#[derive(Debug)]
+pub struct Runs {
+    folders: Vec<PathBuf>,
+    list: RwLock<Vec<Arc<Run>>>,
+}
+
+impl Runs {
+    /// Finds the runs of `dirs`.
+    ///
+    /// # Errors
+    /// [`ServeError::NotARun`] for a directory that is neither a run nor
+    /// a folder holding one; [`ServeError::Io`] for one that cannot be
+    /// read; what reading a run's saved settings reports.
+    pub fn find(dirs: &[PathBuf]) -> Result<Self, ServeError> {
+        let mut list = Vec::new();
+        let mut folders = Vec::new();
+        for dir in dirs {
+            if is_run(dir) {
+                list.push(Arc::new(Run::open(dir)?));
+                continue;
+            }
+            let inner = runs_in(dir)?;
+            if inner.is_empty() {
+                return Err(ServeError::NotARun(dir.clone()));
+            }
+            for path in inner {
+                list.push(Arc::new(Run::open(&path)?));
+            }
+            folders.push(dir.clone());
         }
-        let entries = std::fs::read_dir(dir).map_err(|source| ServeError::Io {
-            path: dir.clone(),
-            source,
-        })?;
-        let mut inner: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.is_dir() && is_run(p))
-            .collect();
-        if inner.is_empty() {
-            return Err(ServeError::NotARun(dir.clone()));
-        }
-        inner.sort();
-        for path in inner {
-            runs.push(Run::open(&path)?);
+        Ok(Self {
+            folders,
+            list: RwLock::new(list),
+        })
+    }
+
+    /// Adds the runs that appeared in the folders since the last look. A
+    /// directory whose settings cannot be read (yet) is left for later.
+    pub fn rescan(&self) {
+        for folder in &self.folders {
+            let Ok(inner) = runs_in(folder) else { continue };
+            for path in inner {
+                let known = self.list.read().iter().any(|r| same_dir(&r.dir, &path));
+                if !known && let Ok(run) = Run::open(&path) {
+                    self.list.write().push(Arc::new(run));
+                }
+            }
         }
     }
-    Ok(runs)
+
+    /// Run number `index`.
+    #[must_use]
+    pub fn get(&self, index: usize) -> Option<Arc<Run>> {
+        self.list.read().get(index).cloned()
+    }
+
+    /// Every run, in number order.
+    #[must_use]
+    pub fn all(&self) -> Vec<Arc<Run>> {
+        self.list.read().clone()
+    }
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+}
+
+/// The run directories directly inside `dir`, by name.
+fn runs_in(dir: &Path) -> Result<Vec<PathBuf>, ServeError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| ServeError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut inner: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir() && is_run(p))
+        .collect();
+    inner.sort();
+    Ok(inner)
 }
 
 fn is_run(dir: &Path) -> bool {
@@ -217,27 +275,44 @@ impl Run {
 
     fn read_games(&self, seen: &mut Seen) -> Result<(), String> {
         let path = self.dir.join(GAMES_FILE);
+        let start = seen.games_offset;
         let Some(bytes) = read_whole_lines(&path, &mut seen.games_offset) else {
             return Ok(());
         };
         // The new rows, behind the header that the parser wants first.
-        let mut text = RECORD_HEADER.join(",").into_bytes();
-        text.push(b'\n');
-        let body = if seen.games.is_empty() && bytes.starts_with(&text) {
-            &bytes[text.len()..]
+        let header = header_line();
+        let skip = if start == 0 && bytes.starts_with(&header) {
+            header.len()
         } else {
-            &bytes[..]
+            0
         };
+        let body = &bytes[skip..];
+        // Where each new row starts in the file, for the viewer to read
+        // one game without reading them all.
+        let row_starts: Vec<u64> = std::iter::once(0)
+            .chain(
+                body.iter()
+                    .enumerate()
+                    .filter(|(_, b)| **b == b'\n')
+                    .map(|(i, _)| i + 1),
+            )
+            .map(|i| start + (skip + i) as u64)
+            .collect();
+        let mut text = header;
         text.extend_from_slice(body);
         let file = parse_record_file(&path, &text).map_err(|e| e.to_string())?;
-        for record in file.records() {
-            self.count(seen, record);
+        for game in &file.games {
+            // Line 1 is the header, line 2 the first new row.
+            let row = usize::try_from(game.line.saturating_sub(2)).unwrap_or(usize::MAX);
+            let offset = row_starts.get(row).copied().unwrap_or(0);
+            self.count(seen, &game.record, offset);
         }
         Ok(())
     }
 
-    fn count(&self, seen: &mut Seen, record: &GameRecord) {
+    fn count(&self, seen: &mut Seen, record: &GameRecord, offset: u64) {
         seen.games.push(GameRow {
+            offset,
             game: record.game,
             pair: record.pair,
             red: record.red.clone(),
@@ -361,6 +436,36 @@ impl Run {
     pub(super) fn has_game(&self, game: u64) -> bool {
         self.refresh().games.iter().any(|g| g.game == game)
     }
+
+    /// The record of game `game`, read from its row of `games.csv` alone.
+    /// `None` when no row has that id.
+    ///
+    /// # Errors
+    /// When the file cannot be read or the row does not parse, as a text.
+    pub(super) fn game(&self, game: u64) -> Result<Option<GameRecord>, String> {
+        let Some(offset) = self.refresh().games.iter().find(|g| g.game == game).map(|g| g.offset) else {
+            return Ok(None);
+        };
+        let path = self.dir.join(GAMES_FILE);
+        let fail = |e: std::io::Error| format!("{}: {e}", path.display());
+        let mut file = File::open(&path).map_err(fail)?;
+        file.seek(SeekFrom::Start(offset)).map_err(fail)?;
+        let mut row = Vec::new();
+        std::io::BufReader::new(file)
+            .read_until(b'\n', &mut row)
+            .map_err(fail)?;
+        let mut text = header_line();
+        text.extend_from_slice(&row);
+        let parsed = parse_record_file(&path, &text).map_err(|e| e.to_string())?;
+        Ok(parsed.games.into_iter().map(|g| g.record).find(|r| r.game == game))
+    }
+}
+
+/// The record header, as its line.
+fn header_line() -> Vec<u8> {
+    let mut header = RECORD_HEADER.join(",").into_bytes();
+    header.push(b'\n');
+    header
 }
 
 /// Reads `path` from `*offset` up to its last line end and moves the offset

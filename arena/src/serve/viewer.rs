@@ -2,21 +2,9 @@
 //! crate, with the board and both hands after every ply, so the page draws
 //! the rules' own positions and computes nothing of the game itself.
 
-use std::path::Path;
-
 use leaper::{Color, GameMove, Position, Role, SetupCase, Square};
-use results::{GameRecord, read_record_file};
+use results::GameRecord;
 use serde_json::{Value, json};
-
-/// Reads game `game` of the record file at `path`. `None` when no row has
-/// that id.
-///
-/// # Errors
-/// What the record reader reports, as a text.
-pub fn find_game(path: &Path, game: u64) -> Result<Option<GameRecord>, String> {
-    let file = read_record_file(path).map_err(|e| e.to_string())?;
-    Ok(file.games.into_iter().map(|g| g.record).find(|r| r.game == game))
-}
 
 /// The game as the viewer shows it: its players, result and termination,
 /// its moves (`ply`, `side`, `text`, and `from`/`to` squares of regular
