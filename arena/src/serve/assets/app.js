@@ -42,8 +42,15 @@ function llrText(run) {
   return `${fixed(s.llr)} (${fixed(s.lower_bound)}, ${fixed(s.upper_bound)})`;
 }
 
+const LABELS = {
+  name: "run", state: "state", engines: "engines", tc: "time control", games: "games", wdl: "W/D/L",
+  pentanomial: "pentanomial", elo: "Elo", nelo: "nElo", llr: "LLR (bounds)",
+};
+
+// A cell of the runs table; on a phone each row becomes a card and the
+// label shows before the value.
 function cell(key, text, numeric) {
-  return el("td", { class: numeric ? "num" : "", "data-key": key }, text);
+  return el("td", { class: numeric ? "num" : "", "data-key": key, "data-label": LABELS[key] }, text);
 }
 
 // ---- the list of runs ----
@@ -56,8 +63,9 @@ function runRow(run) {
   return el(
     "tr",
     { "data-run": run.index },
-    el("td", { "data-key": "name" }, el("a", { href: "/run/" + run.index }, run.name), " ", el("span", { class: "muted" }, run.mode)),
-    el("td", {}, stateBadge(run.state)),
+    el("td", { "data-key": "name", "data-label": LABELS.name }, el("a", { href: "/run/" + run.index }, run.name), " ",
+      el("span", { class: "muted" }, run.mode)),
+    el("td", { "data-label": LABELS.state }, stateBadge(run.state)),
     cell("engines", run.engines.map((e) => e.name).join(" vs ")),
     cell("tc", timeControl(run)),
     cell("games", `${s.games} / ${s.planned}`, true),
@@ -65,7 +73,7 @@ function runRow(run) {
     cell("pentanomial", "[" + s.pentanomial.join(", ") + "]", true),
     cell("elo", `${fixed(s.elo)} ± ${fixed(s.elo_ci95)}`, true),
     cell("nelo", `${fixed(s.nelo)} ± ${fixed(s.nelo_ci95)}`, true),
-    el("td", { class: "num", "data-key": "llr", title: "SPRT" + sprt }, llrText(run)),
+    el("td", { class: "num", "data-key": "llr", "data-label": LABELS.llr, title: "SPRT" + sprt }, llrText(run)),
   );
 }
 
@@ -122,6 +130,19 @@ async function runPage() {
       card("nElo", `${fixed(s.nelo)} ± ${fixed(s.nelo_ci95)}`, "nelo"),
       card("LLR", llrText(run), "llr"),
       card("SPRT", sprt, "sprt"),
+    );
+    document.querySelector("#players tbody").replaceChildren(
+      ...s.players.map((p) =>
+        el(
+          "tr",
+          { "data-engine": p.name },
+          el("td", {}, p.name),
+          el("td", { class: "num" }, `${fixed(p.elo)} ± ${fixed(p.elo_ci95)}`),
+          el("td", { class: "num" }, p.games),
+          el("td", { class: "num" }, `${p.wins} / ${p.draws} / ${p.losses}`),
+          el("td", { class: "num" }, `${fixed(100 * p.score, 1)} %`),
+        ),
+      ),
     );
     const failures = document.querySelector("#failures tbody");
     failures.replaceChildren(
@@ -254,6 +275,7 @@ async function gamePage() {
       );
     }
     document.getElementById("ply").textContent = `ply ${ply} / ${last}`;
+    document.getElementById("ply").title = `${pos.turn} to move`;
     document.body.dataset.ply = ply;
     items.forEach((li, i) => li.classList.toggle("current", i + 1 === ply));
     // Keep the current move in sight inside the list, never moving the page.
