@@ -603,7 +603,7 @@ fn a_run_in_progress_shows_as_running_and_grows() {
 }
 
 #[test]
-fn directories_that_are_not_runs_are_refused_by_name() {
+fn bad_directories_and_addresses_are_refused_by_name() {
     let dir = scratch("serve-bad");
     let empty = dir.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
@@ -619,5 +619,32 @@ fn directories_that_are_not_runs_are_refused_by_name() {
             stderr.contains(path.to_str().unwrap()) && stderr.contains(says),
             "{stderr}"
         );
+    }
+    // An address in use, and one that is no address.
+    let run = dir.join("run");
+    play_match(&run, 2, &[]);
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let out = run_arena(&strings(&["serve", run.to_str().unwrap(), "--addr", &addr]), LIMIT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains(&format!("cannot listen on {addr}")), "{stderr}");
+    let out = run_arena(
+        &strings(&["serve", run.to_str().unwrap(), "--addr", "localhost"]),
+        LIMIT,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("--addr") && stderr.contains("localhost"), "{stderr}");
+    // Each argument has its help.
+    let help = run_ok(&strings(&["serve", "--help"]), LIMIT);
+    let help = String::from_utf8_lossy(&help.stdout);
+    for text in [
+        "<DIR>...",
+        "--addr <ADDR>",
+        "127.0.0.1:8080",
+        "folders whose subdirectories are runs",
+    ] {
+        assert!(help.contains(text), "{text} missing from:\n{help}");
     }
 }
