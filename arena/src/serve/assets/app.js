@@ -64,7 +64,7 @@ function runRow(run) {
     "tr",
     { "data-run": run.index },
     el("td", { "data-key": "name", "data-label": LABELS.name }, el("a", { href: "/run/" + run.index }, run.name), " ",
-      el("span", { class: "muted" }, run.mode)),
+      el("span", { class: "muted" }, run.mode), ...(run.error ? [el("div", { class: "error" }, run.error)] : [])),
     el("td", { "data-label": LABELS.state }, stateBadge(run.state)),
     cell("engines", run.engines.map((e) => e.name).join(" vs ")),
     cell("tc", timeControl(run)),
