@@ -636,6 +636,16 @@ fn bad_directories_and_addresses_are_refused_by_name() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(stderr.contains("--addr") && stderr.contains("localhost"), "{stderr}");
+    // A damaged row is reported on the runs page, naming the file.
+    let mut csv = std::fs::read_to_string(run.join("games.csv")).unwrap();
+    csv.push_str("9,4,0,alpha,beta,,,2-0,ply-limit,0,0,0,\n");
+    std::fs::write(run.join("games.csv"), csv).unwrap();
+    let (_server, base) = start_server(&[&run]);
+    let (status, body) = get(&agent(), &format!("{base}api/runs"));
+    assert_eq!(status, 200);
+    let error = serde_json::from_str::<Value>(&body).unwrap()[0]["error"].clone();
+    let error = error.as_str().unwrap_or_else(|| panic!("no error in {body}"));
+    assert!(error.contains("games.csv") && error.contains("2-0"), "{error}");
     // Each argument has its help.
     let help = run_ok(&strings(&["serve", "--help"]), LIMIT);
     let help = String::from_utf8_lossy(&help.stdout);
