@@ -38,6 +38,7 @@ mod openings;
 mod player;
 mod pool;
 mod process;
+pub mod regress;
 mod report;
 mod runner;
 mod schedule;

@@ -9,6 +9,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod commands;
 mod openings_cli;
+mod regress_cli;
 mod stats;
 mod tune_cli;
 
@@ -46,6 +47,8 @@ enum Command {
     },
     /// Tune an engine's parameters by SPSA, playing it against itself.
     Tune(arena::TuneSettings),
+    /// Test a build for Elo regressions: build two git refs, check their bench, SPRT, verdict, ledger.
+    Regress(regress_cli::RegressArgs),
 }
 
 /// The exit status after Ctrl-C or `SIGTERM` (128 + SIGINT, as shells do).
@@ -76,6 +79,7 @@ fn main() -> ExitCode {
         Some(Command::Bench(args)) => commands::bench(args),
         Some(Command::Openings { command }) => openings_cli::run(command),
         Some(Command::Tune(args)) => tune_cli::run(args),
+        Some(Command::Regress(args)) => return regress_cli::run(args),
         None => commands::selftest(cli.quiet),
     };
     match outcome {
