@@ -486,7 +486,11 @@ struct Worktree {
 
 impl Worktree {
     fn add(repo: &Path, hash: &str) -> Result<Self, RegressError> {
-        let name = format!("{WORKTREE_PREFIX}{}-{}", std::process::id(), &hash[..hash.len().min(12)]);
+        let name = format!(
+            "{WORKTREE_PREFIX}{}-{}",
+            std::process::id(),
+            &hash[..hash.len().min(12)]
+        );
         let path = std::env::temp_dir().join(name);
         if path.exists() {
             remove_worktree(repo, &path);
@@ -1055,7 +1059,17 @@ pub fn read_ledger(path: &Path) -> Result<Ledger, RegressError> {
 #[must_use]
 pub fn history_text(rows: &[LedgerRow]) -> String {
     let header = [
-        "time", "dev", "base", "bench dev/base", "preset", "tc", "games", "ptnml(0-2)", "nElo", "LLR", "verdict",
+        "time",
+        "dev",
+        "base",
+        "bench dev/base",
+        "preset",
+        "tc",
+        "games",
+        "ptnml(0-2)",
+        "nElo",
+        "LLR",
+        "verdict",
     ];
     let table: Vec<[String; 11]> = rows
         .iter()
@@ -1106,7 +1120,10 @@ mod tests {
 
     #[test]
     fn bench_lines_and_signatures_read() {
-        assert_eq!(bench_nodes("position 1: 5 nodes\n3108684 nodes 1709580 nps\n\n"), Some(3_108_684));
+        assert_eq!(
+            bench_nodes("position 1: 5 nodes\n3108684 nodes 1709580 nps\n\n"),
+            Some(3_108_684)
+        );
         assert_eq!(bench_nodes("Nodes searched: 12\n"), None);
         assert_eq!(bench_nodes("total 77 NODES\n"), Some(77));
         assert_eq!(bench_nodes(""), None);
@@ -1156,7 +1173,10 @@ mod tests {
         assert!(line.ends_with('\n'));
         assert_eq!(LedgerRow::parse(line.trim_end()), Some(row));
         assert_eq!(iso_time(UNIX_EPOCH), "1970-01-01T00:00:00Z");
-        assert_eq!(iso_time(UNIX_EPOCH + Duration::from_secs(951_782_400)), "2000-02-29T00:00:00Z");
+        assert_eq!(
+            iso_time(UNIX_EPOCH + Duration::from_secs(951_782_400)),
+            "2000-02-29T00:00:00Z"
+        );
         assert_eq!(split_csv("a,\"b"), None);
     }
 }

@@ -138,10 +138,7 @@ fn history(dir: &Path) -> anyhow::Result<()> {
 fn side(args: &RegressArgs, role: &str, refname: &str, recipe: &Recipe, cache: &Path) -> anyhow::Result<Side> {
     let commit = regress::resolve(&args.repo, refname)?;
     let short = commit.short().to_owned();
-    eprintln!(
-        "{role} {refname} = {short}: building (`{}`)...",
-        recipe.command_text()
-    );
+    eprintln!("{role} {refname} = {short}: building (`{}`)...", recipe.command_text());
     let built = regress::build(&args.repo, &commit, recipe, cache)?;
     if built.cached {
         eprintln!("{role} {short}: cached build {}", built.engine.display());
