@@ -81,18 +81,12 @@ pub enum RegressError {
         refname: String,
     },
     /// The build command failed.
-    #[error(
-        "{refname} ({commit}) does not build: `{command}` {status}; the last lines of its output (all in {log}):\n{tail}"
-    )]
+    #[error("{who} does not build: {failure}; the last lines of its output (all in {log}):\n{tail}")]
     Build {
-        /// The ref.
-        refname: String,
-        /// Its commit hash.
-        commit: String,
-        /// The build command.
-        command: String,
-        /// How it ended.
-        status: String,
+        /// The ref and its commit, `main (1a2b3c4d)`.
+        who: String,
+        /// The command and how it ended.
+        failure: String,
         /// The build's output.
         log: PathBuf,
         /// Its last lines.
@@ -604,13 +598,15 @@ pub fn build(repo: &Path, commit: &Commit, recipe: &Recipe, cache: &Path) -> Res
     if !status.success() {
         let text = std::fs::read_to_string(&log).unwrap_or_default();
         return Err(RegressError::Build {
-            refname: commit.refname.clone(),
-            commit: commit.short().to_owned(),
-            command: recipe.command_text().to_owned(),
-            status: match status.code() {
-                Some(code) => format!("exited with status {code}"),
-                None => "was killed by a signal".to_owned(),
-            },
+            who: format!("{} ({})", commit.refname, commit.short()),
+            failure: format!(
+                "`{}` {}",
+                recipe.command_text(),
+                match status.code() {
+                    Some(code) => format!("exited with status {code}"),
+                    None => "was killed by a signal".to_owned(),
+                }
+            ),
             log,
             tail: last_lines(&text, 12),
         });
