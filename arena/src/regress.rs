@@ -547,6 +547,24 @@ fn last_lines(text: &str, n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
+/// The file name of the engine in a cache entry: that of the built one.
+fn engine_name(recipe: &Recipe) -> std::ffi::OsString {
+    let bin = recipe.bin.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_BIN));
+    bin.file_name().map_or_else(|| "engine".into(), ToOwned::to_owned)
+}
+
+/// The engine of `commit` built with `recipe` in the cache `cache`, as an
+/// absolute path, if it is there.
+#[must_use]
+pub fn cached_engine(commit: &Commit, recipe: &Recipe, cache: &Path) -> Option<PathBuf> {
+    let engine = cache.join(recipe.key(commit)).join(engine_name(recipe));
+    if engine.is_file() {
+        std::fs::canonicalize(engine).ok()
+    } else {
+        None
+    }
+}
+
 /// The engine of `commit`, from the cache in `cache` if it was built there
 /// before with this recipe, else built now: the commit is checked out into
 /// a temporary worktree, the build command runs there (its output going
@@ -558,12 +576,7 @@ fn last_lines(text: &str, n: usize) -> String {
 /// when it leaves no engine, [`RegressError::Git`] or
 /// [`RegressError::Io`] when the worktree or the cache cannot be made.
 pub fn build(repo: &Path, commit: &Commit, recipe: &Recipe, cache: &Path) -> Result<Built, RegressError> {
-    let key = recipe.key(commit);
-    let entry = cache.join(&key);
-    let bin_rel = recipe.bin.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_BIN));
-    let name = bin_rel.file_name().map_or_else(|| "engine".into(), ToOwned::to_owned);
-    let engine = entry.join(&name);
-    if engine.is_file() {
+    if let Some(engine) = cached_engine(commit, recipe, cache) {
         return Ok(Built {
             engine,
             cached: true,
@@ -572,7 +585,10 @@ pub fn build(repo: &Path, commit: &Commit, recipe: &Recipe, cache: &Path) -> Res
     }
     std::fs::create_dir_all(cache).map_err(io_err(cache))?;
     let cache = std::fs::canonicalize(cache).map_err(io_err(cache))?;
+    let key = recipe.key(commit);
     let entry = cache.join(&key);
+    let bin_rel = recipe.bin.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_BIN));
+    let name = engine_name(recipe);
     let engine = entry.join(&name);
     let logs = cache.join("logs");
     std::fs::create_dir_all(&logs).map_err(io_err(&logs))?;

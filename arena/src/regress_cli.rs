@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
 use arena::regress::{self, LEDGER_FILE, LedgerRow, Plan, Preset, Recipe, Side, Verdict};
@@ -138,23 +138,29 @@ fn history(dir: &Path) -> anyhow::Result<()> {
 fn side(args: &RegressArgs, role: &str, refname: &str, recipe: &Recipe, cache: &Path) -> anyhow::Result<Side> {
     let commit = regress::resolve(&args.repo, refname)?;
     let short = commit.short().to_owned();
-    eprintln!("{role} {refname} = {short}: building (`{}`)...", recipe.command_text());
-    let built = regress::build(&args.repo, &commit, recipe, cache)?;
-    if built.cached {
-        eprintln!("{role} {short}: cached build {}", built.engine.display());
-    } else {
-        eprintln!("{role} {short}: built {}", built.engine.display());
-    }
-    let bench = regress::run_bench(&commit, &built.engine)?;
+    let engine = match regress::cached_engine(&commit, recipe, cache) {
+        Some(engine) => {
+            eprintln!("{role} {refname} = {short}: cached build {}", engine.display());
+            engine
+        }
+        None => {
+            eprintln!("{role} {refname} = {short}: building (`{}`)...", recipe.command_text());
+            let start = Instant::now();
+            let built = regress::build(&args.repo, &commit, recipe, cache)?;
+            eprintln!(
+                "{role} {short}: built {} in {:.0} s",
+                built.engine.display(),
+                start.elapsed().as_secs_f64()
+            );
+            built.engine
+        }
+    };
+    let bench = regress::run_bench(&commit, &engine)?;
     match regress::check_signature(&commit, bench)? {
         Some(_) => eprintln!("{role} {short}: bench {bench} nodes, as its commit message says"),
         None => eprintln!("{role} {short}: bench {bench} nodes (no `Bench:` line in its commit message)"),
     }
-    Ok(Side {
-        commit,
-        engine: built.engine,
-        bench,
-    })
+    Ok(Side { commit, engine, bench })
 }
 
 fn test(args: &RegressArgs) -> anyhow::Result<Verdict> {

@@ -108,11 +108,12 @@ fn regress_args(repo: &Path, ledger: &Path, dev: &str, base: &str, extra: &[&str
     args
 }
 
-/// Runs the arena with `envs`, at most `limit`.
-fn arena_env(args: &[String], envs: &[(&str, &Path)], limit: Duration) -> Output {
+/// Runs the arena with `envs` in `cwd`, at most `limit`.
+fn arena_env(args: &[String], envs: &[(&str, &Path)], cwd: &Path, limit: Duration) -> Output {
     let mut command = Command::new(arena_bin());
     command
         .args(args)
+        .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -171,7 +172,7 @@ fn a_weakening_fails_the_nonregression_test_and_an_engine_does_not_fail_against_
         "strong",
         &["--preset", "nonregression", "--concurrency", "2", "--games", "4000"],
     );
-    let out = arena_env(&args, &envs, Duration::from_secs(300));
+    let out = arena_env(&args, &envs, &repo, Duration::from_secs(300));
     let (stdout, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(1), "stdout:\n{stdout}\nstderr:\n{stderr}");
     assert!(stdout.contains("FAILED: weak ("), "{stdout}");
@@ -209,9 +210,10 @@ fn a_weakening_fails_the_nonregression_test_and_an_engine_does_not_fail_against_
 
     // The same engine against itself: never FAILED; within a budget of 40
     // games it passes or (far more likely) stays inconclusive, exit 0 or 2
-    // as the verdict says.
-    let args = regress_args(&repo, &ledger, "weak", "weak", &["--games", "40"]);
-    let out = arena_env(&args, &envs, Duration::from_secs(120));
+    // as the verdict says. (The ledger named relative to the current
+    // directory, as by default.)
+    let args = regress_args(&repo, Path::new("ledger"), "weak", "weak", &["--games", "40"]);
+    let out = arena_env(&args, &envs, repo.parent().unwrap(), Duration::from_secs(120));
     let (stdout, stderr) = text(&out);
     let rows = regress::read_ledger(&ledger.join(LEDGER_FILE)).unwrap().rows;
     assert_eq!(rows.len(), 2, "stdout:\n{stdout}\nstderr:\n{stderr}");
