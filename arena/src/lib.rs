@@ -13,6 +13,8 @@
 //! - [`run`] / [`resume`]: a scheduled match, gauntlet or round robin in an
 //!   output directory, with SPRT, summaries and resume.
 //! - [`start_tune`] / [`resume_tune`]: an SPSA tuning run (`arena tune`).
+//! - [`regress`]: a regression test of two git refs of an engine (`arena
+//!   regress`): builds cached by commit, bench signatures, presets, ledger.
 //!
 //! The settings of each command are one type ([`RunSettings`],
 //! [`TuneSettings`]: flags and config-file keys), checked into the record
