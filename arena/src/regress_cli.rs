@@ -32,7 +32,8 @@ pub struct RegressArgs {
     pub base: Option<String>,
 
     /// The SPRT bounds in normalized Elo: `gainer` [0, 2], `nonregression` [-1.75, 0.25], or `ELO0,ELO1`.
-    #[arg(long, value_name = "NAME|ELO0,ELO1", default_value = "nonregression", value_parser = parse_preset)]
+    #[arg(long, value_name = "NAME|ELO0,ELO1", default_value = "nonregression",
+          allow_hyphen_values = true, value_parser = parse_preset)]
     pub preset: Preset,
 
     /// Engine keys for both engines, e.g. `--each tc=10+0.1 option.Hash=16` [default: tc=10+0.1].

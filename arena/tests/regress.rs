@@ -212,7 +212,13 @@ fn a_weakening_fails_the_nonregression_test_and_an_engine_does_not_fail_against_
     // games it passes or (far more likely) stays inconclusive, exit 0 or 2
     // as the verdict says. (The ledger named relative to the current
     // directory, as by default.)
-    let args = regress_args(&repo, Path::new("ledger"), "weak", "weak", &["--games", "40"]);
+    let args = regress_args(
+        &repo,
+        Path::new("ledger"),
+        "weak",
+        "weak",
+        &["--games", "40", "--preset", "-3,1"],
+    );
     let out = arena_env(&args, &envs, repo.parent().unwrap(), Duration::from_secs(120));
     let (stdout, stderr) = text(&out);
     let rows = regress::read_ledger(&ledger.join(LEDGER_FILE)).unwrap().rows;
@@ -228,6 +234,7 @@ fn a_weakening_fails_the_nonregression_test_and_an_engine_does_not_fail_against_
         }
         Verdict::Failed => panic!("an engine failed against itself: {row:?}\n{stdout}"),
     }
+    assert_eq!((row.preset.as_str(), row.elo0, row.elo1), ("bounds", -3.0, 1.0));
     assert!(stdout.contains(row.verdict.name()), "{stdout}");
     assert!(stderr.contains("cached build"), "{stderr}");
     assert_eq!(lines_of(&counter), 2, "a commit built before is not built again");
@@ -294,6 +301,17 @@ fn a_missing_ref_or_a_broken_build_is_named_and_leaves_no_worktree() {
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("is not a git repository"), "{stderr}");
+
+    let out = run_arena(
+        &regress_args(&repo, &ledger, "weak", "weak", &["--preset", "2,0"]),
+        Duration::from_secs(60),
+    );
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--preset \"2,0\": expected gainer, nonregression or ELO0,ELO1"),
+        "{stderr}"
+    );
 
     git(&repo, &["checkout", "-q", "-b", "broken", "weak"]);
     let broken = commit(
