@@ -434,7 +434,10 @@ pub struct Recipe {
     /// A shell command run in the worktree; `None` for [`DEFAULT_BUILD`].
     pub command: Option<String>,
     /// The engine's path afterwards, relative to the worktree; `None` for
-    /// [`DEFAULT_BIN`] in the shared target directory.
+    /// [`DEFAULT_BIN`] in the shared target directory [`CARGO_TARGET`] of
+    /// the cache without a command, in the worktree's `target/` with one.
+    /// (Default builds share that target directory only when neither is
+    /// given.)
     pub bin: Option<PathBuf>,
 }
 
@@ -606,8 +609,11 @@ pub fn build(repo: &Path, commit: &Commit, recipe: &Recipe, cache: &Path) -> Res
         .stdin(Stdio::null())
         .stdout(log_file)
         .stderr(log_err);
+    // The shared target directory only when the engine is looked for
+    // there (neither --build nor --bin given).
     let target = cache.join(CARGO_TARGET);
-    if recipe.command.is_none() {
+    let shared = recipe.command.is_none() && recipe.bin.is_none();
+    if shared {
         command.env("CARGO_TARGET_DIR", &target);
     }
     let status = command.status().map_err(io_err(&worktree.path))?;
@@ -629,7 +635,7 @@ pub fn build(repo: &Path, commit: &Commit, recipe: &Recipe, cache: &Path) -> Res
     }
     let built = match &recipe.bin {
         Some(bin) => worktree.path.join(bin),
-        None if recipe.command.is_none() => target.join(DEFAULT_BIN),
+        None if shared => target.join(DEFAULT_BIN),
         None => worktree.path.join("target").join(DEFAULT_BIN),
     };
     if !built.is_file() {
