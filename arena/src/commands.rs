@@ -24,7 +24,7 @@ pub(crate) fn default_out(name: &str) -> PathBuf {
 }
 
 /// A title like `leaper vs leaper-weak (tc=1+0.01, 2 threads)`.
-fn title(config: &RunConfig) -> String {
+pub(crate) fn title(config: &RunConfig) -> String {
     let names: Vec<&str> = config.engines.iter().map(|e| e.name.as_str()).collect();
     let who = match config.mode {
         Mode::Match => names.join(" vs "),
@@ -36,7 +36,7 @@ fn title(config: &RunConfig) -> String {
 }
 
 /// Progress bars and periodic summaries.
-struct Progress {
+pub(crate) struct Progress {
     games: ProgressBar,
     stats: ProgressBar,
     title: String,
@@ -45,7 +45,7 @@ struct Progress {
 }
 
 impl Progress {
-    fn new(config: &RunConfig, quiet: bool) -> Self {
+    pub(crate) fn new(config: &RunConfig, quiet: bool) -> Self {
         let multi = MultiProgress::with_draw_target(if quiet {
             ProgressDrawTarget::hidden()
         } else {
@@ -93,7 +93,7 @@ impl Progress {
         self.stats.set_message(msg);
     }
 
-    fn finish(&self) {
+    pub(crate) fn finish(&self) {
         self.games.finish_and_clear();
         self.stats.finish_and_clear();
     }
@@ -136,7 +136,7 @@ impl RunObserver for Progress {
     }
 }
 
-fn print_final(report: &RunReport, config: &RunConfig, out: &Path) {
+pub(crate) fn print_final(report: &RunReport, config: &RunConfig, out: &Path) {
     println!("{}", standings_text(&report.standings, &title(config)));
     if config.engines.len() > 2 {
         println!("{}", players_text(&report.summary));

@@ -14,6 +14,8 @@
 //!   output directory, with SPRT, summaries and resume.
 //! - [`start_tune`] / [`resume_tune`]: an SPSA tuning run (`arena tune`).
 //! - [`serve`]: `arena serve`, a local web server that shows runs.
+//! - [`regress`]: a regression test of two git refs of an engine (`arena
+//!   regress`): builds cached by commit, bench signatures, presets, ledger.
 //!
 //! The settings of each command are one type ([`RunSettings`],
 //! [`TuneSettings`]: flags and config-file keys), checked into the record
@@ -39,6 +41,7 @@ mod openings;
 mod player;
 mod pool;
 mod process;
+pub mod regress;
 mod report;
 mod runner;
 mod schedule;

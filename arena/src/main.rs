@@ -9,6 +9,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod commands;
 mod openings_cli;
+mod regress_cli;
 mod serve_cli;
 mod stats;
 mod tune_cli;
@@ -50,6 +51,8 @@ enum Command {
     /// Show runs in the browser: a local web server with the runs, their
     /// charts and a game viewer.
     Serve(arena::serve::ServeArgs),
+    /// Test a build for Elo regressions: build two git refs, check their bench, SPRT, verdict, ledger.
+    Regress(regress_cli::RegressArgs),
 }
 
 /// The exit status after Ctrl-C or `SIGTERM` (128 + SIGINT, as shells do).
@@ -81,6 +84,7 @@ fn main() -> ExitCode {
         Some(Command::Openings { command }) => openings_cli::run(command),
         Some(Command::Tune(args)) => tune_cli::run(args),
         Some(Command::Serve(args)) => serve_cli::run(args),
+        Some(Command::Regress(args)) => return regress_cli::run(args),
         None => commands::selftest(cli.quiet),
     };
     match outcome {
