@@ -9,14 +9,16 @@ mod moves;
 mod notation;
 mod perft;
 mod position;
+mod sample;
 mod setup;
 mod types;
 mod zobrist;
 
 pub use bitboard::{Bitboard, leaps};
 pub use moves::{GameMove, MAX_MOVES, Move, MoveDisplay, MoveList};
-pub use notation::{FenError, MoveError, MoveText, ParseMoveError, SetupCase};
+pub use notation::{FenError, MoveError, MoveText, ParseMoveError, SetupCase, SetupLetters};
 pub use perft::{PerftCase, parse_perft_cases, perft, perft_divide, perft_parallel};
-pub use position::{EndReason, Hand, IllegalMove, MAX_PLY, Outcome, Position};
+pub use position::{EndReason, Hand, IllegalMove, MAX_PLY, Outcome, Position, PositionError};
+pub use sample::random_game_positions;
 pub use setup::{SETUP_COUNT, Setup, SetupError};
 pub use types::{Color, ParseSquareError, Piece, Role, Square};
