@@ -7,8 +7,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::{ParseError, Tokens, U32, U64, excerpt, unexpected, write_words};
-use crate::{Fen, MoveToken};
+use crate::error::{ParseError, Tokens, U32, U64, excerpt, parse_int, unexpected, write_words};
+use leaper_rules::{MoveText, Position};
 
 /// A command to the engine.
 ///
@@ -42,7 +42,7 @@ pub enum Command {
         /// Where the moves start from.
         start: StartPosition,
         /// Moves to play from there, checked for shape only.
-        moves: Vec<MoveToken>,
+        moves: Vec<MoveText>,
     },
     /// `go ...`: search with these limits.
     Go(SearchLimits),
@@ -66,8 +66,9 @@ pub enum Command {
 pub enum StartPosition {
     /// `startpos`: the empty board before the setups, Red to move, ply 0.
     StartPos,
-    /// `fen <board> <hands> <side> <ply>`.
-    Fen(Fen),
+    /// `fen <board> <hands> <side> <ply>`: a position a game can reach
+    /// (checked when parsed).
+    Fen(Position),
 }
 
 /// `setoption name <name> [value <value>]`.
@@ -154,7 +155,7 @@ pub struct SearchLimits {
     /// Search in pondering mode until `ponderhit` or `stop`.
     pub ponder: bool,
     /// Search only these root moves (empty: all).
-    pub searchmoves: Vec<MoveToken>,
+    pub searchmoves: Vec<MoveText>,
 }
 
 impl SearchLimits {
@@ -199,7 +200,7 @@ impl FromStr for Command {
     /// # Errors
     /// See [`Command`] for the rules and [`ParseError`] for the variants:
     /// `Empty` and `Unknown` for lines to ignore; `Missing`, `Unexpected`,
-    /// `Duplicate`, `Number`, `Move` and `FenField` for malformed known
+    /// `Duplicate`, `Number`, `Move` and `Fen` for malformed known
     /// commands.
     fn from_str(line: &str) -> Result<Self, Self::Err> {
         let t = Tokens::new(line);
@@ -256,7 +257,7 @@ fn parse_position(t: &Tokens<'_>) -> Result<Command, ParseError> {
     const START: &str = "`startpos` or `fen`";
     let (start, next) = match t.require(1, START)? {
         "startpos" => (StartPosition::StartPos, 2),
-        "fen" => (StartPosition::Fen(Fen::from_tokens(t, 2)?), 6),
+        "fen" => (StartPosition::Fen(parse_fen(t, 2)?), 6),
         other => return Err(unexpected(1, other, START)),
     };
     let moves = match t.get(next) {
@@ -267,13 +268,27 @@ fn parse_position(t: &Tokens<'_>) -> Result<Command, ParseError> {
     Ok(Command::Position { start, moves })
 }
 
+/// Reads the four fields of a position from tokens `first..first + 4`:
+/// missing fields and a ply that is not a number are this line's errors,
+/// the rest is the rules' judgement, reported at the field at fault.
+fn parse_fen(t: &Tokens<'_>, first: usize) -> Result<Position, ParseError> {
+    let board = t.require(first, "fen board")?;
+    let hands = t.require(first + 1, "fen hands")?;
+    let side = t.require(first + 2, "fen side")?;
+    let ply = parse_int(first + 3, t.require(first + 3, "fen ply")?, U32, false)?;
+    Position::from_fen_fields(board, hands, side, ply).map_err(|reason| ParseError::Fen {
+        index: first + reason.field().unwrap_or(0),
+        reason,
+    })
+}
+
 /// Parses tokens `from..to` as moves.
-pub(crate) fn parse_moves(t: &Tokens<'_>, from: usize, to: usize) -> Result<Vec<MoveToken>, ParseError> {
+pub(crate) fn parse_moves(t: &Tokens<'_>, from: usize, to: usize) -> Result<Vec<MoveText>, ParseError> {
     (from..to).map(|i| parse_move(t, i)).collect()
 }
 
 /// Parses token `index` (which must exist) as a move.
-pub(crate) fn parse_move(t: &Tokens<'_>, index: usize) -> Result<MoveToken, ParseError> {
+pub(crate) fn parse_move(t: &Tokens<'_>, index: usize) -> Result<MoveText, ParseError> {
     let token = t.get(index).unwrap_or_default();
     token.parse().map_err(|reason| ParseError::Move {
         index,
@@ -357,7 +372,7 @@ impl fmt::Display for Command {
             Command::Position { start, moves } => {
                 match start {
                     StartPosition::StartPos => f.write_str("position startpos")?,
-                    StartPosition::Fen(fen) => write!(f, "position fen {fen}")?,
+                    StartPosition::Fen(pos) => write!(f, "position fen {}", pos.to_fen())?,
                 }
                 if !moves.is_empty() {
                     f.write_str(" moves")?;
@@ -535,6 +550,14 @@ mod tests {
                 "bad move `b5d9` at token 4: bad square `d9`, expected a row a..h then a column 1..8",
             ),
             ("position fen 8/8 - r", "missing fen ply at token 5"),
+            (
+                "position fen 8/8/8/8/8/8/8/8 - b 0 moves b5d3",
+                "bad fen at token 5: at ply 0 it cannot be blue to move (red moves after an even number of plies)",
+            ),
+            (
+                "position fen 8/8/8/8/8/8/8/8 W r 0",
+                "bad fen at token 3: 'W' in the hands field is not a piece that can be in hand (A, D, F, N; W never is)",
+            ),
             (
                 "position fen 8/8 - r x moves",
                 "bad number `x` at token 5: not an integer",

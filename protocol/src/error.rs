@@ -7,13 +7,12 @@ use std::fmt;
 
 use thiserror::Error;
 
-use crate::ParseMoveError;
+use leaper_rules::{FenError, ParseMoveError};
 
 /// Why a line of text could not be parsed into a message.
 ///
 /// Token indices count whitespace-separated tokens from 0, the command word
-/// being token 0 (for [`Fen`](crate::Fen) parsed on its own, the board field
-/// is token 0). Token texts quoted in errors are cut to 40 characters so
+/// being token 0. Token texts quoted in errors are cut to 40 characters so
 /// that an error about a huge line stays small.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum ParseError {
@@ -70,16 +69,14 @@ pub enum ParseError {
         /// What is wrong with it.
         reason: ParseMoveError,
     },
-    /// A text field of a FEN holding a character that is not printable
-    /// ASCII.
-    #[error("bad fen {field} `{token}` at token {index}: expected printable ascii")]
-    FenField {
-        /// Index of the token.
+    /// The fields of `position fen` that are not a position a game can
+    /// reach.
+    #[error("bad fen at token {index}: {reason}")]
+    Fen {
+        /// Index of the field at fault (the board's for piece counts).
         index: usize,
-        /// `board`, `hands` or `side`.
-        field: &'static str,
-        /// The token (cut to 40 characters).
-        token: String,
+        /// What is wrong with it.
+        reason: FenError,
     },
     /// Well-formed tokens that contradict each other, such as a spin
     /// option whose default lies outside its min..max.

@@ -7,12 +7,12 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::MoveToken;
 use crate::command::{option_names_match, parse_move, parse_moves};
 use crate::error::{
     I32, I64, NumberError, ParseError, Tokens, U32, U64, excerpt, parse_int, trim_ascii_end, unexpected,
     write_one_line, write_words,
 };
+use leaper_rules::MoveText;
 
 /// A line from the engine.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,7 +33,7 @@ pub enum EngineMessage {
     /// A `go perft` line for one root move: `b5d3: 1234`.
     PerftMove {
         /// The root move.
-        mv: MoveToken,
+        mv: MoveText,
         /// Move sequences counted below it.
         nodes: u64,
     },
@@ -154,9 +154,9 @@ impl UciOption {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BestMove {
     /// The move to play.
-    pub best: MoveToken,
+    pub best: MoveText,
     /// The expected reply, to ponder on.
-    pub ponder: Option<MoveToken>,
+    pub ponder: Option<MoveText>,
 }
 
 /// A score: centipawns or a mate distance, possibly only a bound.
@@ -233,11 +233,11 @@ pub struct Info {
     /// Time searched, ms.
     pub time: Option<u64>,
     /// The root move being searched.
-    pub currmove: Option<MoveToken>,
+    pub currmove: Option<MoveText>,
     /// Its number among the root moves, from 1.
     pub currmovenumber: Option<u32>,
     /// The principal variation.
-    pub pv: Vec<MoveToken>,
+    pub pv: Vec<MoveText>,
     /// Free text to show the user.
     pub string: Option<String>,
 }
@@ -347,7 +347,7 @@ impl FromStr for EngineMessage {
                 Ok(EngineMessage::PerftTotal(nodes))
             }
             _ => {
-                if let Some(mv) = word.strip_suffix(':').and_then(|m| m.parse::<MoveToken>().ok()) {
+                if let Some(mv) = word.strip_suffix(':').and_then(|m| m.parse::<MoveText>().ok()) {
                     let nodes = t.number_after(0, U64, false)?;
                     t.expect_end(2)?;
                     Ok(EngineMessage::PerftMove { mv, nodes })
