@@ -266,14 +266,23 @@ impl Position {
     /// The position in the notation of PROTOCOL.md:
     /// `<board> <hands> <side> <ply>`.
     pub fn to_fen(&self) -> String {
+        let board = Square::ALL.map(|sq| self.piece_at(sq));
+        let hands = Color::ALL.map(|color| *self.hand(color));
+        Position::fen_of_parts(&board, &hands, self.turn(), self.ply())
+    }
+
+    /// The position string of parts as [`Position::from_parts`] takes them,
+    /// whether or not they make a position (for showing packed data as it
+    /// is).
+    pub fn fen_of_parts(board: &[Option<Piece>; 64], hands: &[Hand; 2], turn: Color, ply: u32) -> String {
         let mut out = String::with_capacity(90);
-        for row in 0..8u8 {
+        for row in 0..8 {
             if row > 0 {
                 out.push('/');
             }
             let mut empty = 0;
-            for col in 0..8u8 {
-                match self.piece_at(Square::ALL[(row * 8 + col) as usize]) {
+            for piece in &board[row * 8..row * 8 + 8] {
+                match piece {
                     Some(piece) => {
                         if empty > 0 {
                             out.push((b'0' + empty) as char);
@@ -292,7 +301,7 @@ impl Position {
         let hands_start = out.len();
         for color in Color::ALL {
             for role in Role::DROPPABLE {
-                for _ in 0..self.hand(color).count(role) {
+                for _ in 0..hands[color.index()].count(role) {
                     out.push(role.letter(color));
                 }
             }
@@ -300,11 +309,11 @@ impl Position {
         if out.len() == hands_start {
             out.push('-');
         }
-        out.push_str(match self.turn() {
+        out.push_str(match turn {
             Color::Red => " r ",
             Color::Blue => " b ",
         });
-        out.push_str(&self.ply().to_string());
+        out.push_str(&ply.to_string());
         out
     }
 
