@@ -262,7 +262,7 @@ fn parse_position(t: &Tokens<'_>) -> Result<Command, ParseError> {
     };
     let moves = match t.get(next) {
         None => Vec::new(),
-        Some("moves") => parse_moves(t, next + 1, t.len())?,
+        Some("moves") => t.moves(next + 1, t.len())?,
         Some(other) => return Err(unexpected(next, other, "`moves`")),
     };
     Ok(Command::Position { start, moves })
@@ -282,21 +282,6 @@ fn parse_fen(t: &Tokens<'_>, first: usize) -> Result<Position, ParseError> {
     })
 }
 
-/// Parses tokens `from..to` as moves.
-pub(crate) fn parse_moves(t: &Tokens<'_>, from: usize, to: usize) -> Result<Vec<MoveText>, ParseError> {
-    (from..to).map(|i| parse_move(t, i)).collect()
-}
-
-/// Parses token `index` (which must exist) as a move.
-pub(crate) fn parse_move(t: &Tokens<'_>, index: usize) -> Result<MoveText, ParseError> {
-    let token = t.get(index).unwrap_or_default();
-    token.parse().map_err(|reason| ParseError::Move {
-        index,
-        token: excerpt(token),
-        reason,
-    })
-}
-
 fn parse_go(t: &Tokens<'_>) -> Result<Command, ParseError> {
     if t.get(1) == Some("perft") {
         let depth = t.number_after(1, U32, false)?;
@@ -307,56 +292,25 @@ fn parse_go(t: &Tokens<'_>) -> Result<Command, ParseError> {
     let mut seen_searchmoves = false;
     let mut i = 1;
     while let Some(token) = t.get(i) {
-        let at = i;
-        let duplicate = move || ParseError::Duplicate {
-            index: at,
-            token: token.to_owned(),
-        };
-        // A number parameter: fill `slot` once from the next token.
-        macro_rules! number {
-            ($slot:expr, $range:expr, $clamp:expr) => {{
-                if $slot.is_some() {
-                    return Err(duplicate());
-                }
-                $slot = Some(t.number_after(i, $range, $clamp)?);
-                i += 2;
-            }};
-        }
-        match token {
-            "wtime" => number!(l.wtime, U64, true),
-            "btime" => number!(l.btime, U64, true),
-            "winc" => number!(l.winc, U64, true),
-            "binc" => number!(l.binc, U64, true),
-            "movestogo" => number!(l.movestogo, U32, false),
-            "movetime" => number!(l.movetime, U64, false),
-            "depth" => number!(l.depth, U32, false),
-            "nodes" => number!(l.nodes, U64, false),
-            "mate" => number!(l.mate, U32, false),
-            "infinite" | "ponder" => {
-                let flag = if token == "infinite" {
-                    &mut l.infinite
-                } else {
-                    &mut l.ponder
-                };
-                if *flag {
-                    return Err(duplicate());
-                }
-                *flag = true;
-                i += 1;
-            }
+        i = match token {
+            "wtime" => t.number_once(&mut l.wtime, i, U64, true)?,
+            "btime" => t.number_once(&mut l.btime, i, U64, true)?,
+            "winc" => t.number_once(&mut l.winc, i, U64, true)?,
+            "binc" => t.number_once(&mut l.binc, i, U64, true)?,
+            "movestogo" => t.number_once(&mut l.movestogo, i, U32, false)?,
+            "movetime" => t.number_once(&mut l.movetime, i, U64, false)?,
+            "depth" => t.number_once(&mut l.depth, i, U32, false)?,
+            "nodes" => t.number_once(&mut l.nodes, i, U64, false)?,
+            "mate" => t.number_once(&mut l.mate, i, U32, false)?,
+            "infinite" => t.flag_once(&mut l.infinite, i)?,
+            "ponder" => t.flag_once(&mut l.ponder, i)?,
             "searchmoves" => {
-                if seen_searchmoves {
-                    return Err(duplicate());
-                }
-                seen_searchmoves = true;
-                let end = (i + 1..t.len())
-                    .find(|&j| t.get(j).is_some_and(is_go_keyword))
-                    .unwrap_or(t.len());
-                l.searchmoves = parse_moves(t, i + 1, end)?;
-                i = end;
+                let (moves, end) = t.moves_once(&mut seen_searchmoves, i, is_go_keyword)?;
+                l.searchmoves = moves;
+                end
             }
             other => return Err(unexpected(i, other, GO_PARAMETERS)),
-        }
+        };
     }
     Ok(Command::Go(l))
 }
