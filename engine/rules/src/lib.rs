@@ -15,7 +15,7 @@ mod types;
 mod zobrist;
 
 pub use bitboard::{Bitboard, leaps};
-pub use moves::{GameMove, MAX_MOVES, Move, MoveDisplay, MoveList};
+pub use moves::{GameMove, MAX_MOVES, Move, MoveList};
 pub use notation::{FenError, MoveError, MoveText, ParseMoveError, SetupCase, SetupLetters};
 pub use perft::{PerftCase, parse_perft_cases, perft, perft_divide, perft_parallel};
 pub use position::{EndReason, Hand, IllegalMove, MAX_PLY, Outcome, Position, PositionError};

@@ -183,6 +183,21 @@ impl MoveText {
     }
 }
 
+impl Move {
+    /// The move in CodeCup notation for a mover of `color` (drops carry the
+    /// mover's case).
+    pub fn display(self, color: Color) -> MoveText {
+        MoveText::of(GameMove::Move(self), color)
+    }
+}
+
+impl GameMove {
+    /// The move in CodeCup notation for a mover of `color`.
+    pub fn to_text(self, color: Color) -> String {
+        MoveText::of(self, color).to_string()
+    }
+}
+
 impl FromStr for MoveText {
     type Err = ParseMoveError;
 
