@@ -67,8 +67,8 @@ pub enum StartPosition {
     /// `startpos`: the empty board before the setups, Red to move, ply 0.
     StartPos,
     /// `fen <board> <hands> <side> <ply>`: a position a game can reach
-    /// (checked when parsed).
-    Fen(Position),
+    /// (checked when parsed; boxed, as a position is large).
+    Fen(Box<Position>),
 }
 
 /// `setoption name <name> [value <value>]`.
@@ -257,7 +257,7 @@ fn parse_position(t: &Tokens<'_>) -> Result<Command, ParseError> {
     const START: &str = "`startpos` or `fen`";
     let (start, next) = match t.require(1, START)? {
         "startpos" => (StartPosition::StartPos, 2),
-        "fen" => (StartPosition::Fen(parse_fen(t, 2)?), 6),
+        "fen" => (StartPosition::Fen(Box::new(parse_fen(t, 2)?)), 6),
         other => return Err(unexpected(1, other, START)),
     };
     let moves = match t.get(next) {

@@ -86,7 +86,10 @@ fn search_limits() -> impl Strategy<Value = SearchLimits> {
 }
 
 fn command() -> impl Strategy<Value = Command> {
-    let start = prop_oneof![Just(StartPosition::StartPos), position().prop_map(StartPosition::Fen)];
+    let start = prop_oneof![
+        Just(StartPosition::StartPos),
+        position().prop_map(|pos| StartPosition::Fen(Box::new(pos)))
+    ];
     prop_oneof![
         Just(Command::Uci),
         any::<bool>().prop_map(Command::Debug),

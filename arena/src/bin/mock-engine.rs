@@ -285,7 +285,7 @@ fn uci(mock: &mut Mock, first: &str, lines: &mut impl Iterator<Item = String>) {
             Command::Position { start, moves } => {
                 mock.pos = match start {
                     StartPosition::StartPos => Position::new(),
-                    StartPosition::Fen(pos) => pos,
+                    StartPosition::Fen(pos) => *pos,
                 };
                 for mv in moves {
                     if !mock.play(mv) {

@@ -641,7 +641,7 @@ pub fn build_game(start: &StartPosition, moves: &[MoveText]) -> Result<(Position
     let mut history = Vec::new();
     let (mut pos, first_move_token) = match start {
         StartPosition::StartPos => (Position::new(), 3),
-        StartPosition::Fen(pos) => (pos.clone(), 7),
+        StartPosition::Fen(pos) => (Position::clone(pos), 7),
     };
     for (i, &text) in moves.iter().enumerate() {
         let mv = pos.move_from_text(text, SetupCase::Strict).map_err(|e| {
