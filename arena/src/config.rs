@@ -117,13 +117,21 @@ pub struct SprtSettings {
 }
 
 impl Default for SprtSettings {
+    /// The results crate's default design (one place for the numbers).
     fn default() -> Self {
+        let results::SprtConfig {
+            elo0,
+            elo1,
+            alpha,
+            beta,
+            model,
+        } = results::SprtConfig::default();
         Self {
-            elo0: 0.0,
-            elo1: 5.0,
-            alpha: 0.05,
-            beta: 0.05,
-            model: EloModel::Normalized,
+            elo0,
+            elo1,
+            alpha,
+            beta,
+            model,
         }
     }
 }

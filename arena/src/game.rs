@@ -8,8 +8,8 @@
 use std::time::Duration;
 
 use crossbeam_channel::Receiver;
-use leaper::{Color, GameMove, MoveError, Position, Setup, SetupCase};
-use protocol::{MoveToken, SearchLimits};
+use leaper::{Color, GameMove, MoveError, MoveText, Position, Setup, SetupCase};
+use protocol::SearchLimits;
 
 use crate::player::{Allowance, Answer, EngineFailure, FailureKind, Interrupted, Player};
 use crate::spec::EngineSpec;
@@ -123,18 +123,16 @@ pub fn play_game(
     let [red, blue] = players;
     let mut players = [red, blue];
     let mut pos = Position::new();
-    let mut tokens: Vec<MoveToken> = Vec::with_capacity(104);
+    let mut tokens: Vec<MoveText> = Vec::with_capacity(104);
     let mut moves: Vec<String> = Vec::with_capacity(104);
     let mut time_used = [Duration::ZERO; 2];
 
     if let Some((red_setup, blue_setup)) = setups {
         for (setup, color) in [(red_setup, Color::Red), (blue_setup, Color::Blue)] {
-            let text = setup.to_text(color);
+            let token = MoveText::of(GameMove::Setup(setup), color);
+            let text = token.to_string();
             pos.play_game_move(&GameMove::Setup(setup));
-            // A setup's text always parses as a move token.
-            if let Ok(token) = text.parse() {
-                tokens.push(token);
-            }
+            tokens.push(token);
             on_move(&MoveEvent {
                 ply: pos.ply(),
                 side: color,
@@ -192,7 +190,7 @@ pub fn play_game(
             }
         };
         time_used[mover.index()] += answer.elapsed;
-        let mv = match pos.parse_move(&answer.text, SetupCase::Strict) {
+        let mv = match pos.move_from_text(answer.mv, SetupCase::Strict) {
             Ok(mv) => mv,
             Err(error) => {
                 let kind = match error {
@@ -201,7 +199,7 @@ pub fn play_game(
                 };
                 let failure = EngineFailure {
                     kind,
-                    detail: format!("{:?} at ply {}: {error}", answer.text, pos.ply() + 1),
+                    detail: format!("\"{}\" at ply {}: {error}", answer.mv, pos.ply() + 1),
                     stderr: Vec::new(),
                 };
                 return forfeit(failure, moves, time_used);
@@ -210,11 +208,10 @@ pub fn play_game(
         if let (Some(clock), Some(tc)) = (side.clock, side.spec.limits.tc) {
             sides[mover.index()].clock = Some(clock.saturating_sub(answer.elapsed) + tc.inc());
         }
-        let text = mv.to_text(mover);
+        let token = MoveText::of(mv, mover);
+        let text = token.to_string();
         pos.play_game_move(&mv);
-        if let Ok(token) = text.parse() {
-            tokens.push(token);
-        }
+        tokens.push(token);
         on_move(&MoveEvent {
             ply: pos.ply(),
             side: mover,

@@ -18,9 +18,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
-use protocol::{
-    Command, EngineMessage, MoveToken, PlayerMessage, RefereeMessage, SearchLimits, SetOption, StartPosition,
-};
+use leaper::MoveText;
+use protocol::{Command, EngineMessage, PlayerMessage, RefereeMessage, SearchLimits, SetOption, StartPosition};
 use serde::Serialize;
 
 use crate::process::{EngineLine, EngineProcess, ReadError};
@@ -150,7 +149,7 @@ impl From<EngineFailure> for Interrupted {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Answer {
     /// The move as the engine wrote it (shape-checked only).
-    pub text: String,
+    pub mv: MoveText,
     /// From the arena's request to the engine's answer.
     pub elapsed: Duration,
     /// The score of its last `info` line, as written (`cp 12`, `mate 3`).
@@ -504,7 +503,7 @@ impl UciEngine {
     /// The failure, or `Cancelled`.
     pub fn search(
         &mut self,
-        moves: &[MoveToken],
+        moves: &[MoveText],
         limits: SearchLimits,
         allowance: Allowance,
         cancel: Option<&Receiver<()>>,
@@ -525,7 +524,7 @@ impl UciEngine {
             }
             return match text.parse::<EngineMessage>() {
                 Ok(EngineMessage::BestMove(Some(best))) => Ok(Answer {
-                    text: best.best.to_string(),
+                    mv: best.best,
                     elapsed,
                     score: line.score,
                 }),
@@ -631,7 +630,7 @@ impl CodeCupEngine {
     /// The failure, or `Cancelled`.
     pub fn search(
         &mut self,
-        last: Option<MoveToken>,
+        last: Option<MoveText>,
         allowance: Allowance,
         cancel: Option<&Receiver<()>>,
     ) -> Result<Answer, Interrupted> {
@@ -649,7 +648,7 @@ impl CodeCupEngine {
         let text = line.text.unwrap_or_default();
         match text.parse::<PlayerMessage>() {
             Ok(PlayerMessage(mv)) => Ok(Answer {
-                text: mv.to_string(),
+                mv,
                 elapsed,
                 score: None,
             }),

@@ -19,9 +19,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use protocol::{Command, EngineMessage, SpsaParam};
 use results::RecordWriter;
 use serde::{Deserialize, Serialize};
-use spsa::{HistoryRow, HistoryWriter, Param, Pentanomial, Trial, TrialId, Tuner};
+use spsa::{HistoryRow, HistoryWriter, Kind, LineErrorKind, Param, Pentanomial, Trial, TrialId, Tuner};
 use thiserror::Error;
 
 use crate::config::{
@@ -151,8 +152,8 @@ impl TuneConfig {
 #[must_use]
 pub fn option_value(param: &Param, value: f64) -> String {
     match param.kind {
-        spsa::Kind::Int => param.format_value(value),
-        spsa::Kind::Float => {
+        Kind::Int => param.format_value(value),
+        Kind::Float => {
             let text = format!("{value}");
             if text.contains('.') || !value.is_finite() {
                 text
@@ -188,17 +189,17 @@ pub fn check_option_types(params: &[Param], declared: &[protocol::UciOption]) ->
             protocol::OptionKind::Button => "button",
         };
         let fits = match param.kind {
-            spsa::Kind::Int => matches!(kind, "spin" | "string"),
-            spsa::Kind::Float => kind == "string",
+            Kind::Int => matches!(kind, "spin" | "string"),
+            Kind::Float => kind == "string",
         };
         if !fits {
             let advice = match param.kind {
-                spsa::Kind::Float if kind == "spin" => {
+                Kind::Float if kind == "spin" => {
                     ": a spin takes whole numbers only; declare the parameter int (in units the engine scales) or make \
                      the option a string that the engine parses as a decimal"
                 }
-                spsa::Kind::Float => ": a float parameter needs a string option that the engine parses as a decimal",
-                spsa::Kind::Int => ": an int parameter needs a spin or a string option",
+                Kind::Float => ": a float parameter needs a string option that the engine parses as a decimal",
+                Kind::Int => ": an int parameter needs a spin or a string option",
             };
             return Err(TuneError::Invalid(format!(
                 "parameter {} is {} but the engine declares option {} as type {kind}{advice}",
@@ -317,12 +318,13 @@ pub enum TuneError {
 }
 
 /// Asks an engine for its tunable parameters: `uci`, then `spsa` and
-/// `isready`, keeping the `name, int, ...` lines printed before `readyok`.
+/// `isready`, keeping the protocol's `spsa` lines (`name, int, ...`)
+/// printed before `readyok`.
 ///
 /// # Errors
 /// [`TuneError::Engine`] if it cannot be started, does not answer within
 /// the handshake timeout, or lists no parameter; [`TuneError::Params`] if
-/// its lines do not parse.
+/// its parameters are not usable (numbered by their `spsa` line).
 pub fn engine_params(spec: &EngineSpec) -> Result<Vec<Param>, TuneError> {
     let fail = |failure: String| TuneError::Engine {
         engine: spec.name.clone(),
@@ -333,38 +335,33 @@ pub fn engine_params(spec: &EngineSpec) -> Result<Vec<Param>, TuneError> {
     }
     let mut process = EngineProcess::spawn(spec).map_err(|e| fail(e.to_string()))?;
     let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
-    let wait_for = |process: &mut EngineProcess, word: &str, lines: &mut String| -> Result<(), TuneError> {
+    let wait_for = |process: &mut EngineProcess, word: EngineMessage, lines: &mut Vec<SpsaParam>| {
         loop {
             let line = process
                 .recv(deadline, None)
                 .map_err(|e| fail(format!("waiting for {word}: {e}")))?;
             let Some(text) = line.text else { continue };
-            let text = text.trim();
-            if text == word {
-                return Ok(());
-            }
-            let mut fields = text.split(',').map(str::trim);
-            let kind = fields.nth(1);
-            if text.split(',').count() >= 5 && matches!(kind, Some("int" | "float")) {
-                lines.push_str(text);
-                lines.push('\n');
+            match text.parse::<EngineMessage>() {
+                Ok(message) if message == word => return Ok::<(), TuneError>(()),
+                Ok(EngineMessage::Spsa(param)) => lines.push(param),
+                _ => {}
             }
         }
     };
-    let mut ignored = String::new();
-    let mut lines = String::new();
-    let send = |process: &mut EngineProcess, text: &str| {
-        process.send(text).map_err(|e| TuneError::Engine {
+    let mut ignored = Vec::new();
+    let mut lines = Vec::new();
+    let send = |process: &mut EngineProcess, command: Command| {
+        process.send(&command.to_string()).map_err(|e| TuneError::Engine {
             engine: spec.name.clone(),
             failure: format!("cannot write to it: {e}"),
         })
     };
-    send(&mut process, "uci")?;
-    wait_for(&mut process, "uciok", &mut ignored)?;
-    send(&mut process, "spsa")?;
-    send(&mut process, "isready")?;
-    wait_for(&mut process, "readyok", &mut lines)?;
-    let _ = process.send("quit");
+    send(&mut process, Command::Uci)?;
+    wait_for(&mut process, EngineMessage::UciOk, &mut ignored)?;
+    send(&mut process, Command::Spsa)?;
+    send(&mut process, Command::IsReady)?;
+    wait_for(&mut process, EngineMessage::ReadyOk, &mut lines)?;
+    let _ = process.send(&Command::Quit.to_string());
     process.shutdown(QUIT_GRACE);
     if lines.is_empty() {
         return Err(TuneError::Engine {
@@ -372,7 +369,12 @@ pub fn engine_params(spec: &EngineSpec) -> Result<Vec<Param>, TuneError> {
             failure: "listed no parameter for `spsa` (give them with --params)".to_owned(),
         });
     }
-    Ok(spsa::parse_params(&lines)?)
+    let params = lines.iter().enumerate().map(|(i, p)| {
+        let (value, min, max) = (p.value as f64, p.min as f64, p.max as f64);
+        let param = Param::new(&p.name, Kind::Int, value, min, max, p.c_end, p.r_end);
+        (i + 1, param.map_err(LineErrorKind::Invalid))
+    });
+    Ok(spsa::collect_params(params)?)
 }
 
 fn absolutize(config: &mut TuneConfig, base: &Path) {

@@ -79,7 +79,7 @@ fn a_repeated_bestmove_is_a_violation_not_an_answer() {
     for _ in 0..4 {
         let answer = engine.search(&moves, limits.clone(), allowance, None).unwrap();
         assert_eq!(answer.score.as_deref(), Some("cp 0"));
-        moves.push(answer.text.parse().unwrap());
+        moves.push(answer.mv);
     }
     let violations = engine.take_violations();
     // Each answer but the last was repeated before the next search.

@@ -11,20 +11,6 @@ use std::time::{Duration, Instant};
 use common::*;
 use results::{GameResult, Termination};
 
-/// Plays `games` games of a good mock against a bad one under `each`, and
-/// returns the output directory.
-fn failure_run(name: &str, bad: &[&str], each: &[&str], games: u64) -> std::path::PathBuf {
-    let dir = scratch(name);
-    let mut args = strings(&["match", "--quiet", "--games", &games.to_string(), "--concurrency", "2"]);
-    args.extend(mock_engine("good", &[]));
-    args.extend(mock_engine("bad", bad));
-    args.push("--each".to_owned());
-    args.extend(strings(each));
-    args.extend(strings(&["--out", dir.to_str().unwrap()]));
-    run_ok(&args, Duration::from_secs(60));
-    dir
-}
-
 /// Every game was lost by `bad` with `termination`, every failure event of
 /// the kind `kind`, and the summary counts them.
 #[track_caller]
@@ -59,7 +45,7 @@ fn assert_bad_forfeits(dir: &std::path::Path, count: usize, termination: Termina
 
 #[test]
 fn a_crash_on_go_loses_the_game_and_the_engine_is_restarted() {
-    let dir = failure_run("crash", &["args=--mode crash --after 1"], &["tc=5+0.1"], 4);
+    let dir = good_against_bad("crash", &["args=--mode crash --after 1"], &["tc=5+0.1"], 4);
     assert_bad_forfeits(&dir, 4, Termination::Crash, "crash");
     let detail = events(&dir)
         .into_iter()
@@ -76,13 +62,13 @@ fn a_crash_on_go_loses_the_game_and_the_engine_is_restarted() {
 
 #[test]
 fn an_exit_mid_game_is_a_crash_in_the_record_and_an_exit_in_the_events() {
-    let dir = failure_run("exit", &["args=--mode exit --after 2"], &["tc=5+0.1"], 4);
+    let dir = good_against_bad("exit", &["args=--mode exit --after 2"], &["tc=5+0.1"], 4);
     assert_bad_forfeits(&dir, 4, Termination::Crash, "exit");
 }
 
 #[test]
 fn an_illegal_move_loses_and_is_not_recorded() {
-    let dir = failure_run("illegal", &["option.Mode=illegal", "option.After=1"], &["tc=5+0.1"], 4);
+    let dir = good_against_bad("illegal", &["option.Mode=illegal", "option.After=1"], &["tc=5+0.1"], 4);
     assert_bad_forfeits(&dir, 4, Termination::IllegalMove, "illegal-move");
     for r in games(&dir) {
         // The setups, and the good engine's first move when it is Red.
@@ -92,20 +78,20 @@ fn an_illegal_move_loses_and_is_not_recorded() {
 
 #[test]
 fn garbage_output_is_a_malformed_move() {
-    let dir = failure_run("garbage", &["args=--mode garbage"], &["tc=5+0.1"], 2);
+    let dir = good_against_bad("garbage", &["args=--mode garbage"], &["tc=5+0.1"], 2);
     assert_bad_forfeits(&dir, 2, Termination::IllegalMove, "malformed-move");
 }
 
 #[test]
 fn bestmove_none_in_an_unfinished_game_is_illegal() {
-    let dir = failure_run("none", &["args=--mode none --after 2"], &["movetime=1000"], 2);
+    let dir = good_against_bad("none", &["args=--mode none --after 2"], &["movetime=1000"], 2);
     assert_bad_forfeits(&dir, 2, Termination::IllegalMove, "illegal-move");
 }
 
 #[test]
 fn a_stalled_engine_on_a_clock_loses_on_time_and_is_killed() {
     let start = Instant::now();
-    let dir = failure_run("stall-tc", &["args=--mode stall --after 2"], &["tc=0.5+0"], 2);
+    let dir = good_against_bad("stall-tc", &["args=--mode stall --after 2"], &["tc=0.5+0"], 2);
     assert_bad_forfeits(&dir, 2, Termination::TimeForfeit, "time-forfeit");
     assert!(start.elapsed() < Duration::from_secs(20), "{:?}", start.elapsed());
 }
@@ -113,7 +99,7 @@ fn a_stalled_engine_on_a_clock_loses_on_time_and_is_killed() {
 #[test]
 fn a_stalled_engine_under_a_depth_limit_stalls_and_is_killed() {
     let start = Instant::now();
-    let dir = failure_run(
+    let dir = good_against_bad(
         "stall-depth",
         &["args=--mode stall --after 1", "stalltime=300"],
         &["depth=3"],
@@ -126,7 +112,7 @@ fn a_stalled_engine_under_a_depth_limit_stalls_and_is_killed() {
 #[test]
 fn a_slow_engine_loses_on_time_unless_the_margin_covers_it() {
     // 200 ms per move against a 0.5 s clock: the third move flags.
-    let dir = failure_run("slow", &["args=--mode slow --delay-ms 200"], &["tc=0.5+0"], 2);
+    let dir = good_against_bad("slow", &["args=--mode slow --delay-ms 200"], &["tc=0.5+0"], 2);
     assert_bad_forfeits(&dir, 2, Termination::TimeForfeit, "time-forfeit");
     for r in games(&dir) {
         let bad_ms = if r.red == "bad" { r.red_ms } else { r.blue_ms };
@@ -134,7 +120,7 @@ fn a_slow_engine_loses_on_time_unless_the_margin_covers_it() {
     }
 
     // 60 ms per move against movetime=20 with a 200 ms margin: no loss.
-    let dir = failure_run(
+    let dir = good_against_bad(
         "slow-margin",
         &["args=--mode slow --delay-ms 60", "movetime=20", "timemargin=200"],
         &["movetime=20"],
@@ -162,7 +148,7 @@ fn codecup_engines_play_whole_games_and_forfeit_like_the_others() {
     // A CodeCup engine cannot be told a setup: the engines chose theirs.
     replay_ok(&dir);
 
-    let dir = failure_run(
+    let dir = good_against_bad(
         "codecup-crash",
         &["proto=codecup", "args=--mode crash --after 2"],
         &["tc=5+0"],

@@ -157,20 +157,6 @@ fn a_flooding_engine_keeps_the_arena_under_256_mb() {
     replay_ok(&dir);
 }
 
-/// Plays `games` games of a good instant mock against `bad` and returns
-/// the output directory.
-fn run_against(name: &str, bad: &[&str], each: &[&str], games: u64) -> PathBuf {
-    let dir = scratch(name);
-    let mut args = strings(&["match", "--quiet", "--games", &games.to_string(), "--concurrency", "2"]);
-    args.extend(mock_engine("good", &[]));
-    args.extend(mock_engine("bad", bad));
-    args.push("--each".to_owned());
-    args.extend(strings(each));
-    args.extend(strings(&["--out", dir.to_str().unwrap()]));
-    run_ok(&args, Duration::from_secs(60));
-    dir
-}
-
 #[track_caller]
 fn assert_no_forfeits(dir: &Path, count: usize) {
     let records = games(dir);
@@ -194,17 +180,17 @@ fn assert_no_forfeits(dir: &Path, count: usize) {
 #[test]
 fn a_repeated_bestmove_is_never_the_answer_to_the_next_go() {
     // The copy at once, before the arena sends the next `go`.
-    let dir = run_against("twice", &["args=--mode twice"], &["depth=1"], 4);
+    let dir = good_against_bad("twice", &["args=--mode twice"], &["depth=1"], 4);
     assert_no_forfeits(&dir, 4);
     // The copy 20 ms later, after the next `go` has gone out (the good
     // engine answers at once).
-    let dir = run_against("twice-late", &["args=--mode twice --delay-ms 20"], &["depth=1"], 4);
+    let dir = good_against_bad("twice-late", &["args=--mode twice --delay-ms 20"], &["depth=1"], 4);
     assert_no_forfeits(&dir, 4);
 }
 
 #[test]
 fn bestmove_with_ponder_none_is_a_move() {
-    let dir = run_against("ponder-none", &["args=--mode ponder-none"], &["depth=1"], 2);
+    let dir = good_against_bad("ponder-none", &["args=--mode ponder-none"], &["depth=1"], 2);
     assert_no_forfeits(&dir, 2);
 }
 
@@ -214,7 +200,7 @@ fn a_time_forfeit_restarts_the_engine_so_its_late_answer_is_never_taken() {
     // 50 ms move time: a time forfeit; its late `bestmove` would answer the
     // next `go`, but the engine is killed and a fresh one plays the next
     // game.
-    let dir = run_against(
+    let dir = good_against_bad(
         "late-after-forfeit",
         &["args=--mode slow --after 3 --delay-ms 300"],
         &["movetime=50"],

@@ -6,8 +6,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::MoveToken;
 use crate::error::{ParseError, Tokens, excerpt};
+use leaper_rules::MoveText;
 
 /// A line from the CodeCup referee to a player.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,17 +15,17 @@ pub enum RefereeMessage {
     /// `Start`: you are Red, send your setup.
     Start,
     /// The opponent's setup or move; answer with yours.
-    Move(MoveToken),
+    Move(MoveText),
     /// `Quit`: the game is over, exit at once. End of input means the same.
     Quit,
 }
 
 /// A line from a player to the CodeCup referee: its setup or move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PlayerMessage(pub MoveToken);
+pub struct PlayerMessage(pub MoveText);
 
 /// Reads the single move token of a CodeCup line.
-fn one_move(line: &str) -> Result<MoveToken, ParseError> {
+fn one_move(line: &str) -> Result<MoveText, ParseError> {
     let t = Tokens::new(line);
     let Some(token) = t.get(0) else {
         return Err(ParseError::Empty);
@@ -103,7 +103,7 @@ impl Protocol {
     /// (for example, keep reading, or fall back to UCI).
     pub fn detect(first_line: &str) -> Option<Protocol> {
         match first_line.parse::<RefereeMessage>() {
-            Ok(RefereeMessage::Start | RefereeMessage::Move(MoveToken::Setup(_))) => Some(Protocol::CodeCup),
+            Ok(RefereeMessage::Start | RefereeMessage::Move(MoveText::Setup(_))) => Some(Protocol::CodeCup),
             _ if first_line.parse::<crate::Command>() == Ok(crate::Command::Uci) => Some(Protocol::Uci),
             _ => None,
         }

@@ -7,8 +7,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::{ParseError, Tokens, U32, U64, excerpt, unexpected, write_words};
-use crate::{Fen, MoveToken};
+use crate::error::{ParseError, Tokens, U32, U64, excerpt, parse_int, unexpected, write_words};
+use leaper_rules::{MoveText, Position};
 
 /// A command to the engine.
 ///
@@ -42,7 +42,7 @@ pub enum Command {
         /// Where the moves start from.
         start: StartPosition,
         /// Moves to play from there, checked for shape only.
-        moves: Vec<MoveToken>,
+        moves: Vec<MoveText>,
     },
     /// `go ...`: search with these limits.
     Go(SearchLimits),
@@ -66,8 +66,9 @@ pub enum Command {
 pub enum StartPosition {
     /// `startpos`: the empty board before the setups, Red to move, ply 0.
     StartPos,
-    /// `fen <board> <hands> <side> <ply>`.
-    Fen(Fen),
+    /// `fen <board> <hands> <side> <ply>`: a position a game can reach
+    /// (checked when parsed; boxed, as a position is large).
+    Fen(Box<Position>),
 }
 
 /// `setoption name <name> [value <value>]`.
@@ -154,7 +155,7 @@ pub struct SearchLimits {
     /// Search in pondering mode until `ponderhit` or `stop`.
     pub ponder: bool,
     /// Search only these root moves (empty: all).
-    pub searchmoves: Vec<MoveToken>,
+    pub searchmoves: Vec<MoveText>,
 }
 
 impl SearchLimits {
@@ -199,7 +200,7 @@ impl FromStr for Command {
     /// # Errors
     /// See [`Command`] for the rules and [`ParseError`] for the variants:
     /// `Empty` and `Unknown` for lines to ignore; `Missing`, `Unexpected`,
-    /// `Duplicate`, `Number`, `Move` and `FenField` for malformed known
+    /// `Duplicate`, `Number`, `Move` and `Fen` for malformed known
     /// commands.
     fn from_str(line: &str) -> Result<Self, Self::Err> {
         let t = Tokens::new(line);
@@ -256,28 +257,27 @@ fn parse_position(t: &Tokens<'_>) -> Result<Command, ParseError> {
     const START: &str = "`startpos` or `fen`";
     let (start, next) = match t.require(1, START)? {
         "startpos" => (StartPosition::StartPos, 2),
-        "fen" => (StartPosition::Fen(Fen::from_tokens(t, 2)?), 6),
+        "fen" => (StartPosition::Fen(Box::new(parse_fen(t, 2)?)), 6),
         other => return Err(unexpected(1, other, START)),
     };
     let moves = match t.get(next) {
         None => Vec::new(),
-        Some("moves") => parse_moves(t, next + 1, t.len())?,
+        Some("moves") => t.moves(next + 1, t.len())?,
         Some(other) => return Err(unexpected(next, other, "`moves`")),
     };
     Ok(Command::Position { start, moves })
 }
 
-/// Parses tokens `from..to` as moves.
-pub(crate) fn parse_moves(t: &Tokens<'_>, from: usize, to: usize) -> Result<Vec<MoveToken>, ParseError> {
-    (from..to).map(|i| parse_move(t, i)).collect()
-}
-
-/// Parses token `index` (which must exist) as a move.
-pub(crate) fn parse_move(t: &Tokens<'_>, index: usize) -> Result<MoveToken, ParseError> {
-    let token = t.get(index).unwrap_or_default();
-    token.parse().map_err(|reason| ParseError::Move {
-        index,
-        token: excerpt(token),
+/// Reads the four fields of a position from tokens `first..first + 4`:
+/// missing fields and a ply that is not a number are this line's errors,
+/// the rest is the rules' judgement, reported at the field at fault.
+fn parse_fen(t: &Tokens<'_>, first: usize) -> Result<Position, ParseError> {
+    let board = t.require(first, "fen board")?;
+    let hands = t.require(first + 1, "fen hands")?;
+    let side = t.require(first + 2, "fen side")?;
+    let ply = parse_int(first + 3, t.require(first + 3, "fen ply")?, U32, false)?;
+    Position::from_fen_fields(board, hands, side, ply).map_err(|reason| ParseError::Fen {
+        index: first + reason.field().unwrap_or(0),
         reason,
     })
 }
@@ -292,56 +292,25 @@ fn parse_go(t: &Tokens<'_>) -> Result<Command, ParseError> {
     let mut seen_searchmoves = false;
     let mut i = 1;
     while let Some(token) = t.get(i) {
-        let at = i;
-        let duplicate = move || ParseError::Duplicate {
-            index: at,
-            token: token.to_owned(),
-        };
-        // A number parameter: fill `slot` once from the next token.
-        macro_rules! number {
-            ($slot:expr, $range:expr, $clamp:expr) => {{
-                if $slot.is_some() {
-                    return Err(duplicate());
-                }
-                $slot = Some(t.number_after(i, $range, $clamp)?);
-                i += 2;
-            }};
-        }
-        match token {
-            "wtime" => number!(l.wtime, U64, true),
-            "btime" => number!(l.btime, U64, true),
-            "winc" => number!(l.winc, U64, true),
-            "binc" => number!(l.binc, U64, true),
-            "movestogo" => number!(l.movestogo, U32, false),
-            "movetime" => number!(l.movetime, U64, false),
-            "depth" => number!(l.depth, U32, false),
-            "nodes" => number!(l.nodes, U64, false),
-            "mate" => number!(l.mate, U32, false),
-            "infinite" | "ponder" => {
-                let flag = if token == "infinite" {
-                    &mut l.infinite
-                } else {
-                    &mut l.ponder
-                };
-                if *flag {
-                    return Err(duplicate());
-                }
-                *flag = true;
-                i += 1;
-            }
+        i = match token {
+            "wtime" => t.number_once(&mut l.wtime, i, U64, true)?,
+            "btime" => t.number_once(&mut l.btime, i, U64, true)?,
+            "winc" => t.number_once(&mut l.winc, i, U64, true)?,
+            "binc" => t.number_once(&mut l.binc, i, U64, true)?,
+            "movestogo" => t.number_once(&mut l.movestogo, i, U32, false)?,
+            "movetime" => t.number_once(&mut l.movetime, i, U64, false)?,
+            "depth" => t.number_once(&mut l.depth, i, U32, false)?,
+            "nodes" => t.number_once(&mut l.nodes, i, U64, false)?,
+            "mate" => t.number_once(&mut l.mate, i, U32, false)?,
+            "infinite" => t.flag_once(&mut l.infinite, i)?,
+            "ponder" => t.flag_once(&mut l.ponder, i)?,
             "searchmoves" => {
-                if seen_searchmoves {
-                    return Err(duplicate());
-                }
-                seen_searchmoves = true;
-                let end = (i + 1..t.len())
-                    .find(|&j| t.get(j).is_some_and(is_go_keyword))
-                    .unwrap_or(t.len());
-                l.searchmoves = parse_moves(t, i + 1, end)?;
-                i = end;
+                let (moves, end) = t.moves_once(&mut seen_searchmoves, i, is_go_keyword)?;
+                l.searchmoves = moves;
+                end
             }
             other => return Err(unexpected(i, other, GO_PARAMETERS)),
-        }
+        };
     }
     Ok(Command::Go(l))
 }
@@ -357,7 +326,7 @@ impl fmt::Display for Command {
             Command::Position { start, moves } => {
                 match start {
                     StartPosition::StartPos => f.write_str("position startpos")?,
-                    StartPosition::Fen(fen) => write!(f, "position fen {fen}")?,
+                    StartPosition::Fen(pos) => write!(f, "position fen {}", pos.to_fen())?,
                 }
                 if !moves.is_empty() {
                     f.write_str(" moves")?;
@@ -535,6 +504,14 @@ mod tests {
                 "bad move `b5d9` at token 4: bad square `d9`, expected a row a..h then a column 1..8",
             ),
             ("position fen 8/8 - r", "missing fen ply at token 5"),
+            (
+                "position fen 8/8/8/8/8/8/8/8 - b 0 moves b5d3",
+                "bad fen at token 5: at ply 0 it cannot be blue to move (red moves after an even number of plies)",
+            ),
+            (
+                "position fen 8/8/8/8/8/8/8/8 W r 0",
+                "bad fen at token 3: 'W' in the hands field is not a piece that can be in hand (A, D, F, N; W never is)",
+            ),
             (
                 "position fen 8/8 - r x moves",
                 "bad number `x` at token 5: not an integer",

@@ -7,13 +7,12 @@ use std::fmt;
 
 use thiserror::Error;
 
-use crate::ParseMoveError;
+use leaper_rules::{FenError, MoveText, ParseMoveError};
 
 /// Why a line of text could not be parsed into a message.
 ///
 /// Token indices count whitespace-separated tokens from 0, the command word
-/// being token 0 (for [`Fen`](crate::Fen) parsed on its own, the board field
-/// is token 0). Token texts quoted in errors are cut to 40 characters so
+/// being token 0. Token texts quoted in errors are cut to 40 characters so
 /// that an error about a huge line stays small.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum ParseError {
@@ -70,16 +69,14 @@ pub enum ParseError {
         /// What is wrong with it.
         reason: ParseMoveError,
     },
-    /// A text field of a FEN holding a character that is not printable
-    /// ASCII.
-    #[error("bad fen {field} `{token}` at token {index}: expected printable ascii")]
-    FenField {
-        /// Index of the token.
+    /// The fields of `position fen` that are not a position a game can
+    /// reach.
+    #[error("bad fen at token {index}: {reason}")]
+    Fen {
+        /// Index of the field at fault (the board's for piece counts).
         index: usize,
-        /// `board`, `hands` or `side`.
-        field: &'static str,
-        /// The token (cut to 40 characters).
-        token: String,
+        /// What is wrong with it.
+        reason: FenError,
     },
     /// Well-formed tokens that contradict each other, such as a spin
     /// option whose default lies outside its min..max.
@@ -221,6 +218,71 @@ impl<'a> Tokens<'a> {
         let keyword = self.get(index).unwrap_or_default();
         let token = self.require(index + 1, &format!("a number after `{keyword}`"))?;
         parse_int(index + 1, token, range, clamp_negative)
+    }
+
+    /// A [`ParseError::Duplicate`] for keyword `index`.
+    pub(crate) fn duplicate(&self, index: usize) -> ParseError {
+        ParseError::Duplicate {
+            index,
+            token: self.get(index).unwrap_or_default().to_owned(),
+        }
+    }
+
+    /// Keyword `index` of a `go` or `info` line, read into `slot` unless
+    /// an earlier one filled it: [`Tokens::number_after`], once. Gives
+    /// the index after the number.
+    pub(crate) fn number_once<T: TryFrom<i128>>(
+        &self,
+        slot: &mut Option<T>,
+        index: usize,
+        range: (i128, i128),
+        clamp_negative: bool,
+    ) -> Result<usize, ParseError> {
+        if slot.is_some() {
+            return Err(self.duplicate(index));
+        }
+        *slot = Some(self.number_after(index, range, clamp_negative)?);
+        Ok(index + 2)
+    }
+
+    /// A flag keyword at `index`, set once. Gives the index after it.
+    pub(crate) fn flag_once(&self, flag: &mut bool, index: usize) -> Result<usize, ParseError> {
+        if *flag {
+            return Err(self.duplicate(index));
+        }
+        *flag = true;
+        Ok(index + 1)
+    }
+
+    /// The moves after keyword `index` up to the next token that
+    /// `is_keyword` (or the end), once per line (`seen`). Gives the moves
+    /// and the index of that next keyword.
+    pub(crate) fn moves_once(
+        &self,
+        seen: &mut bool,
+        index: usize,
+        is_keyword: fn(&str) -> bool,
+    ) -> Result<(Vec<MoveText>, usize), ParseError> {
+        self.flag_once(seen, index)?;
+        let end = (index + 1..self.len())
+            .find(|&j| self.get(j).is_some_and(is_keyword))
+            .unwrap_or(self.len());
+        Ok((self.moves(index + 1, end)?, end))
+    }
+
+    /// Tokens `from..to` as moves.
+    pub(crate) fn moves(&self, from: usize, to: usize) -> Result<Vec<MoveText>, ParseError> {
+        (from..to).map(|i| self.move_at(i)).collect()
+    }
+
+    /// Token `index` (which must exist) as a move.
+    pub(crate) fn move_at(&self, index: usize) -> Result<MoveText, ParseError> {
+        let token = self.get(index).unwrap_or_default();
+        token.parse().map_err(|reason| ParseError::Move {
+            index,
+            token: excerpt(token),
+            reason,
+        })
     }
 }
 

@@ -4,9 +4,12 @@
 //! line (`FromStr`, never panicking, whatever the input) and formats back to
 //! its canonical line (`Display`, always exactly one line).
 //!
-//! This crate knows text, not the game: moves are [`MoveToken`]s checked
-//! for shape only and positions are [`Fen`]s kept as four fields; the rules
-//! crate gives them meaning. The engine parses [`Command`]s and formats
+//! The notation is the rules' (`leaper-rules`): moves are
+//! [`MoveText`](leaper_rules::MoveText)s, checked for shape only (whether
+//! one is legal depends on a position, which the receiver knows), and the
+//! position of `position fen` is a checked
+//! [`Position`](leaper_rules::Position). So typed values pass between the
+//! engine and the arena, never text to parse again. The engine parses [`Command`]s and formats
 //! [`EngineMessage`]s; the arena does the reverse. Both read their input
 //! with a [`LineReader`], which bounds line length and tolerates bytes that
 //! are not UTF-8.
@@ -26,15 +29,11 @@
 mod codecup;
 mod command;
 mod error;
-mod fen;
 mod line;
 mod message;
-mod moves;
 
 pub use codecup::{PlayerMessage, Protocol, RefereeMessage};
 pub use command::{Command, SearchLimits, SetOption, StartPosition, option_names_match};
 pub use error::{NumberError, ParseError};
-pub use fen::Fen;
 pub use line::{DEFAULT_MAX_LINE_LEN, Line, LineReader};
 pub use message::{BestMove, Bound, EngineMessage, Id, Info, OptionKind, Score, ScoreValue, SpsaParam, UciOption};
-pub use moves::{MoveToken, ParseMoveError, PieceLetter, SetupLetters, Square};

@@ -7,12 +7,12 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::MoveToken;
-use crate::command::{option_names_match, parse_move, parse_moves};
+use crate::command::option_names_match;
 use crate::error::{
     I32, I64, NumberError, ParseError, Tokens, U32, U64, excerpt, parse_int, trim_ascii_end, unexpected,
     write_one_line, write_words,
 };
+use leaper_rules::MoveText;
 
 /// A line from the engine.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,7 +33,7 @@ pub enum EngineMessage {
     /// A `go perft` line for one root move: `b5d3: 1234`.
     PerftMove {
         /// The root move.
-        mv: MoveToken,
+        mv: MoveText,
         /// Move sequences counted below it.
         nodes: u64,
     },
@@ -154,9 +154,9 @@ impl UciOption {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BestMove {
     /// The move to play.
-    pub best: MoveToken,
+    pub best: MoveText,
     /// The expected reply, to ponder on.
-    pub ponder: Option<MoveToken>,
+    pub ponder: Option<MoveText>,
 }
 
 /// A score: centipawns or a mate distance, possibly only a bound.
@@ -233,11 +233,11 @@ pub struct Info {
     /// Time searched, ms.
     pub time: Option<u64>,
     /// The root move being searched.
-    pub currmove: Option<MoveToken>,
+    pub currmove: Option<MoveText>,
     /// Its number among the root moves, from 1.
     pub currmovenumber: Option<u32>,
     /// The principal variation.
-    pub pv: Vec<MoveToken>,
+    pub pv: Vec<MoveText>,
     /// Free text to show the user.
     pub string: Option<String>,
 }
@@ -347,7 +347,7 @@ impl FromStr for EngineMessage {
                 Ok(EngineMessage::PerftTotal(nodes))
             }
             _ => {
-                if let Some(mv) = word.strip_suffix(':').and_then(|m| m.parse::<MoveToken>().ok()) {
+                if let Some(mv) = word.strip_suffix(':').and_then(|m| m.parse::<MoveText>().ok()) {
                     let nodes = t.number_after(0, U64, false)?;
                     t.expect_end(2)?;
                     Ok(EngineMessage::PerftMove { mv, nodes })
@@ -508,62 +508,42 @@ fn parse_info(t: &Tokens<'_>) -> Result<Info, ParseError> {
     let mut seen_pv = false;
     let mut i = 1;
     while let Some(token) = t.get(i) {
-        let at = i;
-        let duplicate = move || ParseError::Duplicate {
-            index: at,
-            token: token.to_owned(),
-        };
-        macro_rules! number {
-            ($slot:expr, $range:expr) => {{
-                if $slot.is_some() {
-                    return Err(duplicate());
-                }
-                $slot = Some(t.number_after(i, $range, false)?);
-                i += 2;
-            }};
-        }
-        match token {
-            "depth" => number!(info.depth, U32),
-            "seldepth" => number!(info.seldepth, U32),
-            "multipv" => number!(info.multipv, U32),
-            "nodes" => number!(info.nodes, U64),
-            "nps" => number!(info.nps, U64),
-            "hashfull" => number!(info.hashfull, (0, 1000)),
-            "time" => number!(info.time, U64),
-            "currmovenumber" => number!(info.currmovenumber, U32),
+        i = match token {
+            "depth" => t.number_once(&mut info.depth, i, U32, false)?,
+            "seldepth" => t.number_once(&mut info.seldepth, i, U32, false)?,
+            "multipv" => t.number_once(&mut info.multipv, i, U32, false)?,
+            "nodes" => t.number_once(&mut info.nodes, i, U64, false)?,
+            "nps" => t.number_once(&mut info.nps, i, U64, false)?,
+            "hashfull" => t.number_once(&mut info.hashfull, i, (0, 1000), false)?,
+            "time" => t.number_once(&mut info.time, i, U64, false)?,
+            "currmovenumber" => t.number_once(&mut info.currmovenumber, i, U32, false)?,
             "currmove" => {
                 if info.currmove.is_some() {
-                    return Err(duplicate());
+                    return Err(t.duplicate(i));
                 }
                 t.require(i + 1, "a move after `currmove`")?;
-                info.currmove = Some(parse_move(t, i + 1)?);
-                i += 2;
+                info.currmove = Some(t.move_at(i + 1)?);
+                i + 2
             }
             "score" => {
                 if info.score.is_some() {
-                    return Err(duplicate());
+                    return Err(t.duplicate(i));
                 }
                 let (score, next) = parse_score(t, i)?;
                 info.score = Some(score);
-                i = next;
+                next
             }
             "pv" => {
-                if seen_pv {
-                    return Err(duplicate());
-                }
-                seen_pv = true;
-                let end = (i + 1..t.len())
-                    .find(|&j| t.get(j).is_some_and(is_info_keyword))
-                    .unwrap_or(t.len());
-                info.pv = parse_moves(t, i + 1, end)?;
-                i = end;
+                let (pv, end) = t.moves_once(&mut seen_pv, i, is_info_keyword)?;
+                info.pv = pv;
+                end
             }
             "string" => {
                 info.string = Some(t.rest_one_line(i + 1));
                 break;
             }
             other => return Err(unexpected(i, other, INFO_FIELDS)),
-        }
+        };
     }
     Ok(info)
 }
@@ -591,12 +571,12 @@ fn parse_bestmove(t: &Tokens<'_>) -> Result<Option<BestMove>, ParseError> {
         t.expect_end(2)?;
         return Ok(None);
     }
-    let best = parse_move(t, 1)?;
+    let best = t.move_at(1)?;
     // What follows `ponder` is a hint the arena never needs: some engines
     // write `ponder (none)` or nothing, which must not void the move.
     let ponder = match t.get(2) {
         None => None,
-        Some("ponder") => parse_move(t, 3).ok().filter(|_| t.get(4).is_none()),
+        Some("ponder") => t.move_at(3).ok().filter(|_| t.get(4).is_none()),
         Some(other) => return Err(unexpected(2, other, "`ponder` or end of line")),
     };
     Ok(Some(BestMove { best, ponder }))

@@ -8,7 +8,8 @@
 
 use std::io::BufReader;
 
-use protocol::{Command, EngineMessage, Fen, Line, LineReader, MoveToken, PlayerMessage, RefereeMessage};
+use leaper_rules::{MoveText, Position};
+use protocol::{Command, EngineMessage, Line, LineReader, PlayerMessage, RefereeMessage};
 
 /// SplitMix64: tiny, seedable, good enough to drive mutations.
 struct Rng(u64);
@@ -189,11 +190,11 @@ fn check(line: &str) -> usize {
     if let Ok(m) = line.parse::<PlayerMessage>() {
         assert_eq!(m.to_string().parse::<PlayerMessage>(), Ok(m));
     }
-    if let Ok(m) = line.parse::<MoveToken>() {
-        assert_eq!(m.to_string().parse::<MoveToken>(), Ok(m));
+    if let Ok(m) = line.parse::<MoveText>() {
+        assert_eq!(m.to_string().parse::<MoveText>(), Ok(m));
     }
-    if let Ok(f) = line.parse::<Fen>() {
-        assert_eq!(f.to_string().parse::<Fen>(), Ok(f));
+    if let Ok(pos) = Position::from_fen(line) {
+        assert_eq!(Position::from_fen(&pos.to_fen()), Ok(pos));
     }
     accepted
 }

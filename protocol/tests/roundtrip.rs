@@ -2,32 +2,34 @@
 //! back to the same message; formatting yields one line whatever the
 //! fields hold; parsing never panics on arbitrary text or bytes.
 
+use leaper_rules::{MoveText, Piece, Position, SetupLetters, Square, random_game_positions};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use protocol::{
-    BestMove, Bound, Command, EngineMessage, Fen, Id, Info, MoveToken, OptionKind, PieceLetter, PlayerMessage,
-    RefereeMessage, Score, ScoreValue, SearchLimits, SetOption, SetupLetters, SpsaParam, Square, StartPosition,
-    UciOption,
+    BestMove, Bound, Command, EngineMessage, Id, Info, OptionKind, PlayerMessage, RefereeMessage, Score, ScoreValue,
+    SearchLimits, SetOption, SpsaParam, StartPosition, UciOption,
 };
+use rand::SeedableRng;
+use rand::rngs::StdRng;
 
 fn square() -> impl Strategy<Value = Square> {
     (0u8..64).prop_map(|i| Square::new(i).unwrap())
 }
 
-fn move_token() -> impl Strategy<Value = MoveToken> {
+fn move_token() -> impl Strategy<Value = MoveText> {
     let letter = prop::sample::select(b"AaDdFfNnWw".to_vec());
     let setup_letter = prop::sample::select(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".to_vec());
     prop_oneof![
-        prop::array::uniform16(setup_letter).prop_map(|l| MoveToken::Setup(SetupLetters::new(l).unwrap())),
-        (letter, square()).prop_map(|(p, to)| MoveToken::Drop {
-            piece: PieceLetter::new(char::from(p)).unwrap(),
+        prop::array::uniform16(setup_letter).prop_map(|l| MoveText::Setup(SetupLetters::new(l).unwrap())),
+        (letter, square()).prop_map(|(p, to)| MoveText::Drop {
+            piece: Piece::from_letter(char::from(p)).unwrap(),
             to
         }),
-        (square(), square()).prop_map(|(from, to)| MoveToken::Jump { from, to }),
+        (square(), square()).prop_map(|(from, to)| MoveText::Jump { from, to }),
     ]
 }
 
-fn moves(max: usize) -> impl Strategy<Value = Vec<MoveToken>> {
+fn moves(max: usize) -> impl Strategy<Value = Vec<MoveText>> {
     vec(move_token(), 0..=max)
 }
 
@@ -46,9 +48,14 @@ fn line_text() -> impl Strategy<Value = String> {
     "([!-~é€]([ \t!-~é€]{0,30}[!-~é€])?)?"
 }
 
-fn fen() -> impl Strategy<Value = Fen> {
-    ("[!-~]{1,40}", "[!-~]{1,8}", "[!-~]{1,2}", any::<u32>())
-        .prop_map(|(board, hands, side, ply)| Fen::new(&board, &hands, &side, ply).unwrap())
+/// A position of a random game (ply 2 on) or the empty start.
+fn position() -> impl Strategy<Value = Position> {
+    (any::<u64>(), any::<prop::sample::Index>()).prop_map(|(seed, index)| {
+        let mut positions = random_game_positions(&mut StdRng::seed_from_u64(seed), 1, 0.5);
+        positions.push(Position::new());
+        let i = index.index(positions.len());
+        positions.swap_remove(i)
+    })
 }
 
 fn search_limits() -> impl Strategy<Value = SearchLimits> {
@@ -79,7 +86,10 @@ fn search_limits() -> impl Strategy<Value = SearchLimits> {
 }
 
 fn command() -> impl Strategy<Value = Command> {
-    let start = prop_oneof![Just(StartPosition::StartPos), fen().prop_map(StartPosition::Fen)];
+    let start = prop_oneof![
+        Just(StartPosition::StartPos),
+        position().prop_map(|pos| StartPosition::Fen(Box::new(pos)))
+    ];
     prop_oneof![
         Just(Command::Uci),
         any::<bool>().prop_map(Command::Debug),
@@ -242,9 +252,9 @@ proptest! {
     }
 
     #[test]
-    fn moves_and_fens_round_trip(mv in move_token(), f in fen()) {
-        prop_assert_eq!(mv.to_string().parse::<MoveToken>(), Ok(mv));
-        prop_assert_eq!(f.to_string().parse::<Fen>(), Ok(f));
+    fn moves_and_fens_round_trip(mv in move_token(), pos in position()) {
+        prop_assert_eq!(mv.to_string().parse::<MoveText>(), Ok(mv));
+        prop_assert_eq!(Position::from_fen(&pos.to_fen()), Ok(pos));
     }
 
     /// Whatever a caller puts into text fields, a message is one line.
@@ -285,7 +295,7 @@ fn parse_everything(line: &str) {
     }
     let _ = line.parse::<RefereeMessage>();
     let _ = line.parse::<PlayerMessage>();
-    let _ = line.parse::<MoveToken>();
-    let _ = line.parse::<Fen>();
+    let _ = line.parse::<MoveText>();
+    let _ = Position::from_fen(line);
     let _ = line.parse::<Square>();
 }

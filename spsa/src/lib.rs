@@ -33,7 +33,8 @@ mod tuner;
 
 pub use history::{History, HistoryError, HistoryRow, HistoryWriter, history_header, history_line, parse_history};
 pub use param::{
-    Kind, LineError, LineErrorKind, MAX_MAGNITUDE, Param, ParamError, ParamsFileError, Scale, parse_params,
+    Kind, LineError, LineErrorKind, MAX_MAGNITUDE, Param, ParamError, ParamsFileError, Scale, collect_params,
+    parse_params,
 };
 pub use results::Pentanomial;
 pub use schedule::{

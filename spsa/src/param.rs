@@ -430,14 +430,27 @@ impl std::error::Error for ParamsFileError {}
 /// [`ParamsFileError`] listing every bad line with its number; no
 /// parameters are returned unless every line is good.
 pub fn parse_params(text: &str) -> Result<Vec<Param>, ParamsFileError> {
+    let lines = text.lines().enumerate().filter_map(|(index, raw)| {
+        let line = raw.trim();
+        (!line.is_empty() && !line.starts_with('#')).then(|| (index + 1, parse_line(line)))
+    });
+    collect_params(lines)
+}
+
+/// The parameters of numbered lines read elsewhere (a file by
+/// [`parse_params`], an engine's `spsa` answer by the arena from the
+/// protocol's typed messages), checking that no name comes twice.
+///
+/// # Errors
+/// [`ParamsFileError`] listing every bad line with its number; no
+/// parameters are returned unless every line is good.
+pub fn collect_params(
+    lines: impl IntoIterator<Item = (usize, Result<Param, LineErrorKind>)>,
+) -> Result<Vec<Param>, ParamsFileError> {
     let mut params: Vec<Param> = Vec::new();
     let mut errors = Vec::new();
-    for (index, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let parsed = parse_line(line).and_then(|param| {
+    for (line, parsed) in lines {
+        let parsed = parsed.and_then(|param| {
             if params.iter().any(|p| p.name == param.name) {
                 Err(LineErrorKind::Duplicate(param.name))
             } else {
@@ -446,7 +459,7 @@ pub fn parse_params(text: &str) -> Result<Vec<Param>, ParamsFileError> {
         });
         match parsed {
             Ok(param) => params.push(param),
-            Err(kind) => errors.push(LineError { line: index + 1, kind }),
+            Err(kind) => errors.push(LineError { line, kind }),
         }
     }
     if errors.is_empty() {

@@ -32,7 +32,7 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
-use leaper::{GameMove, Move, MoveList, Position, Setup, SetupCase, Square};
+use leaper::{GameMove, Move, MoveList, MoveText, Position, Setup, SetupCase, Square};
 use protocol::{Command, Line, LineReader, StartPosition};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -204,8 +204,8 @@ impl Mock {
         self.mode == mode && self.searches >= self.after
     }
 
-    fn play(&mut self, text: &str) -> bool {
-        match self.pos.parse_move(text, SetupCase::Lenient) {
+    fn play(&mut self, text: MoveText) -> bool {
+        match self.pos.move_from_text(text, SetupCase::Lenient) {
             Ok(mv) => {
                 self.pos.play_game_move(&mv);
                 true
@@ -283,15 +283,12 @@ fn uci(mock: &mut Mock, first: &str, lines: &mut impl Iterator<Item = String>) {
             }
             Command::UciNewGame => {}
             Command::Position { start, moves } => {
-                mock.pos = Position::new();
-                if let StartPosition::Fen(fen) = start {
-                    match Position::from_fen(&fen.to_string()) {
-                        Ok(pos) => mock.pos = pos,
-                        Err(e) => mock.say(&format!("info string error: {e}")),
-                    }
-                }
+                mock.pos = match start {
+                    StartPosition::StartPos => Position::new(),
+                    StartPosition::Fen(pos) => *pos,
+                };
                 for mv in moves {
-                    if !mock.play(&mv.to_string()) {
+                    if !mock.play(mv) {
                         mock.say(&format!("info string error: illegal move {mv}"));
                         break;
                     }
@@ -335,7 +332,7 @@ fn codecup(mock: &mut Mock, first: &str, lines: &mut impl Iterator<Item = String
             "Start" => {}
             "" => continue,
             mv => {
-                if !mock.play(mv) {
+                if !mv.parse().is_ok_and(|mv| mock.play(mv)) {
                     eprintln!("mock-engine: illegal move from the referee: {mv}");
                     std::process::exit(1);
                 }
@@ -345,8 +342,8 @@ fn codecup(mock: &mut Mock, first: &str, lines: &mut impl Iterator<Item = String
             Answer::Move(mv) => {
                 let ok = mock.pos.parse_move(&mv, SetupCase::Strict).is_ok();
                 mock.say(&mv);
-                if ok {
-                    mock.play(&mv);
+                if let (true, Ok(mv)) = (ok, mv.parse()) {
+                    mock.play(mv);
                 }
             }
             Answer::Text(text) => mock.say(&text),

@@ -125,6 +125,20 @@ pub fn mock_engine(name: &str, extra: &[&str]) -> Vec<String> {
     tokens
 }
 
+/// Plays `games` games of a good instant mock against a mock with `bad`
+/// keys, both under `each`, and returns the output directory.
+pub fn good_against_bad(name: &str, bad: &[&str], each: &[&str], games: u64) -> PathBuf {
+    let dir = scratch(name);
+    let mut args = strings(&["match", "--quiet", "--games", &games.to_string(), "--concurrency", "2"]);
+    args.extend(mock_engine("good", &[]));
+    args.extend(mock_engine("bad", bad));
+    args.push("--each".to_owned());
+    args.extend(strings(each));
+    args.extend(strings(&["--out", dir.to_str().unwrap()]));
+    run_ok(&args, Duration::from_secs(60));
+    dir
+}
+
 /// The games recorded in `dir/games.csv`, with no damaged row.
 pub fn games(dir: &Path) -> Vec<GameRecord> {
     let file = read_record_file(dir.join("games.csv")).expect("games.csv reads");

@@ -34,7 +34,7 @@ fn search_is_legal(engine: &mut Engine) {
         let mv = pos.parse_move(text, SetupCase::Strict).unwrap();
         pos.play_game_move(&mv);
     }
-    pos.parse_move(&best.best.to_string(), SetupCase::Strict)
+    pos.move_from_text(best.best, SetupCase::Strict)
         .unwrap_or_else(|e| panic!("{lines:?}: not legal: {e}"));
 }
 

@@ -28,7 +28,7 @@ fn legal_bestmove(line: &str, pos: &Position) -> Option<GameMove> {
     match parse(line) {
         EngineMessage::BestMove(None) => None,
         EngineMessage::BestMove(Some(best)) => Some(
-            pos.parse_move(&best.best.to_string(), SetupCase::Strict)
+            pos.move_from_text(best.best, SetupCase::Strict)
                 .unwrap_or_else(|e| panic!("`{line}` is not legal in {pos:?}: {e}")),
         ),
         other => panic!("expected bestmove, got {other:?}"),

@@ -6,7 +6,7 @@
 //! position knows, so it needs no variant of its own.
 
 use super::setup::Setup;
-use super::types::{Color, Role, Square};
+use super::types::{Role, Square};
 use std::fmt;
 
 /// A regular move (from ply 3 on).
@@ -53,12 +53,6 @@ impl Move {
         matches!(self, Move::Drop { .. })
     }
 
-    /// The move in CodeCup notation for a mover of `color` (drops carry the
-    /// mover's case).
-    pub fn display(self, color: Color) -> MoveDisplay {
-        MoveDisplay { mv: self, color }
-    }
-
     /// The move seen in the left-right mirror.
     pub const fn mirror(self) -> Move {
         match self {
@@ -97,22 +91,6 @@ impl Move {
     }
 }
 
-/// A [`Move`] with the mover's colour, for `Display`.
-#[derive(Clone, Copy, Debug)]
-pub struct MoveDisplay {
-    mv: Move,
-    color: Color,
-}
-
-impl fmt::Display for MoveDisplay {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.mv {
-            Move::Jump { from, to } => write!(f, "{from}{to}"),
-            Move::Drop { role, to } => write!(f, "{}{to}", role.letter(self.color)),
-        }
-    }
-}
-
 /// Any move of a game: one of the two setups, or a regular move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GameMove {
@@ -120,16 +98,6 @@ pub enum GameMove {
     Setup(Setup),
     /// Plies 3 on.
     Move(Move),
-}
-
-impl GameMove {
-    /// The move in CodeCup notation for a mover of `color`.
-    pub fn to_text(self, color: Color) -> String {
-        match self {
-            GameMove::Setup(setup) => setup.to_text(color),
-            GameMove::Move(mv) => mv.display(color).to_string(),
-        }
-    }
 }
 
 impl From<Move> for GameMove {

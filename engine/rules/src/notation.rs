@@ -1,29 +1,84 @@
-//! Text: CodeCup move notation and the position string (FEN) of PROTOCOL.md.
+//! Text: CodeCup move notation and the position string (FEN) of PROTOCOL.md,
+//! the one notation of leaper: the protocol messages carry these types.
 //!
 //! Reading is two steps, each with its own error: text becomes a syntax-only
 //! [`MoveText`] (which shape of move it is), then a position checks it and
 //! turns it into a legal [`GameMove`]. So "`b9c3` is not a square" and "no
 //! piece on b5" are different errors, both naming the place at fault.
+//! Position strings are read field by field into the parts that
+//! [`Position::from_parts`] checks.
 
 use super::moves::{GameMove, Move};
-use super::position::{Hand, IllegalMove, MAX_PLY, Position};
+use super::position::{Hand, IllegalMove, Position, PositionError};
 use super::setup::{Setup, SetupError};
 use super::types::{Color, Piece, Role, Square};
 use std::fmt;
+use std::str::FromStr;
 
-/// A move's shape, read from text without looking at a position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MoveText<'a> {
+/// The 16 ASCII letters of a setup move, as written. Letter counts and case
+/// are not checked here: `xxxxxxxxxxxxxxxx` has the shape of a setup that
+/// [`Setup::parse`] rejects. Keeping the raw letters lets the rules report
+/// "wrong counts" or "wrong case" in their own words.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SetupLetters([u8; 16]);
+
+impl SetupLetters {
+    /// The letters, or `None` unless all 16 bytes are ASCII letters.
+    pub fn new(letters: [u8; 16]) -> Option<SetupLetters> {
+        letters
+            .iter()
+            .all(u8::is_ascii_alphabetic)
+            .then_some(SetupLetters(letters))
+    }
+
+    /// The letters of `setup` in the case of `color`.
+    pub fn of(setup: &Setup, color: Color) -> SetupLetters {
+        SetupLetters(setup.roles().map(|role| role.letter(color) as u8))
+    }
+
+    /// The letters as bytes; letter i goes to the mover's i-th home square.
+    pub const fn bytes(&self) -> &[u8; 16] {
+        &self.0
+    }
+
+    /// The letters as text.
+    pub fn as_str(&self) -> &str {
+        // All bytes are ASCII letters, so this never falls back.
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+impl fmt::Debug for SetupLetters {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SetupLetters({:?})", self.as_str())
+    }
+}
+
+impl fmt::Display for SetupLetters {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A move as written, read without looking at a position. The shape tells
+/// the kinds apart: 16 letters is a setup, a piece letter then a square is
+/// a drop (`Df8`; `D@f8` is accepted on input and formats as `Df8`), two
+/// squares a jump or capture (`b5d3`). Formatting gives canonical CodeCup
+/// notation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MoveText {
     /// 16 letters: a setup (its letters are checked when it is played).
-    Setup(&'a str),
-    /// A piece letter and a square (`Df8`, `D@f8`).
+    Setup(SetupLetters),
+    /// A piece letter and a square (`Df8`, `D@f8`). A wazir drop has this
+    /// shape; rejecting it is the position's job.
     Drop {
         /// The piece: role and, by its case, colour.
         piece: Piece,
         /// The target square.
         to: Square,
     },
-    /// Two squares (`b5d3`).
+    /// Two squares (`b5d3`); `from == to` is left for the position to
+    /// reject.
     Jump {
         /// The square left.
         from: Square,
@@ -39,9 +94,9 @@ pub enum ParseMoveError {
     #[error("empty move")]
     Empty,
     /// A field that should be a square is not.
-    #[error("'{text}' is not a square (the {field} square of '{mv}'; squares are a row a-h then a column 1-8)")]
+    #[error("bad square `{text}`, expected a row a..h then a column 1..8")]
     BadSquare {
-        /// Which square of the move.
+        /// Which square of the move: `from`, `to` or `target` (of a drop).
         field: &'static str,
         /// The offending text.
         text: String,
@@ -49,7 +104,7 @@ pub enum ParseMoveError {
         mv: String,
     },
     /// A drop whose letter names no piece.
-    #[error("'{letter}' in '{mv}' is not a piece letter (A, D, F, N, W)")]
+    #[error("bad piece letter `{letter}`, expected one of A D F N W in either case")]
     BadPiece {
         /// The letter found.
         letter: char,
@@ -57,15 +112,21 @@ pub enum ParseMoveError {
         mv: String,
     },
     /// None of the three shapes.
-    #[error("'{0}' is not a move: expected two squares (b5d3), a piece and a square (Df8) or 16 setup letters")]
+    #[error("expected 16 setup letters, a drop like `Df8` or `D@f8`, or two squares like `b5d3`")]
     BadShape(String),
 }
 
-impl<'a> MoveText<'a> {
-    /// Reads the shape of a move: 16 letters is a setup, a letter then a
-    /// square is a drop (`@` between them allowed), two squares a jump.
-    pub fn parse(text: &'a str) -> Result<MoveText<'a>, ParseMoveError> {
-        let bytes = text.as_bytes();
+impl MoveText {
+    /// Reads the shape of a move (no surrounding whitespace): 16 letters is
+    /// a setup, a letter then a square is a drop (`@` between them
+    /// allowed), two squares a jump.
+    ///
+    /// # Errors
+    /// [`ParseMoveError::Empty`] for `""`, [`ParseMoveError::BadPiece`] or
+    /// [`ParseMoveError::BadSquare`] for a drop or jump with a bad part, and
+    /// [`ParseMoveError::BadShape`] for anything else.
+    pub fn parse(text: &str) -> Result<MoveText, ParseMoveError> {
+        let b = text.as_bytes();
         let square = |field: &'static str, part: &[u8]| {
             Square::parse(part).ok_or_else(|| ParseMoveError::BadSquare {
                 field,
@@ -73,25 +134,85 @@ impl<'a> MoveText<'a> {
                 mv: text.to_string(),
             })
         };
-        match bytes {
-            [] => Err(ParseMoveError::Empty),
-            _ if bytes.len() == 16 && bytes.iter().all(u8::is_ascii_alphabetic) => Ok(MoveText::Setup(text)),
-            [letter, b'@', rest @ ..] | [letter @ b'A'..=b'Z' | letter @ b'a'..=b'z', rest @ ..] if rest.len() == 2 => {
-                let letter = *letter as char;
-                let piece = Piece::from_letter(letter).ok_or(ParseMoveError::BadPiece {
-                    letter,
-                    mv: text.to_string(),
-                })?;
-                Ok(MoveText::Drop {
-                    piece,
-                    to: square("target", rest)?,
-                })
+        let drop = |letter: u8, to: &[u8]| {
+            let letter = char::from(letter);
+            let piece = Piece::from_letter(letter).ok_or_else(|| ParseMoveError::BadPiece {
+                letter,
+                mv: text.to_string(),
+            })?;
+            Ok(MoveText::Drop {
+                piece,
+                to: square("target", to)?,
+            })
+        };
+        match b.len() {
+            0 => Err(ParseMoveError::Empty),
+            16 if b.iter().all(u8::is_ascii_alphabetic) => {
+                let mut letters = [0; 16];
+                letters.copy_from_slice(b);
+                Ok(MoveText::Setup(SetupLetters(letters)))
             }
-            [a, b, c, d] if a.is_ascii_lowercase() && c.is_ascii_lowercase() => Ok(MoveText::Jump {
-                from: square("from", &[*a, *b])?,
-                to: square("to", &[*c, *d])?,
+            3 if b[0].is_ascii_alphabetic() && b[1].is_ascii_lowercase() => drop(b[0], &b[1..]),
+            4 if b[1] == b'@' && b[0].is_ascii_alphabetic() => drop(b[0], &b[2..]),
+            4 if b[0].is_ascii_lowercase() && b[2].is_ascii_lowercase() => Ok(MoveText::Jump {
+                from: square("from", &b[..2])?,
+                to: square("to", &b[2..])?,
             }),
             _ => Err(ParseMoveError::BadShape(text.to_string())),
+        }
+    }
+
+    /// The text of a move played by `color` (drops and setups carry the
+    /// mover's case).
+    pub fn of(mv: GameMove, color: Color) -> MoveText {
+        match mv {
+            GameMove::Setup(setup) => MoveText::Setup(SetupLetters::of(&setup, color)),
+            GameMove::Move(Move::Drop { role, to }) => MoveText::Drop {
+                piece: Piece::new(color, role),
+                to,
+            },
+            GameMove::Move(Move::Jump { from, to }) => MoveText::Jump { from, to },
+        }
+    }
+
+    /// The texts of a line of moves, the first played by `color` and the
+    /// sides alternating.
+    pub fn line(moves: &[GameMove], color: Color) -> Vec<MoveText> {
+        let colors = std::iter::successors(Some(color), |c| Some(!*c));
+        moves.iter().zip(colors).map(|(&mv, c)| MoveText::of(mv, c)).collect()
+    }
+}
+
+impl Move {
+    /// The move in CodeCup notation for a mover of `color` (drops carry the
+    /// mover's case).
+    pub fn display(self, color: Color) -> MoveText {
+        MoveText::of(GameMove::Move(self), color)
+    }
+}
+
+impl GameMove {
+    /// The move in CodeCup notation for a mover of `color`.
+    pub fn to_text(self, color: Color) -> String {
+        MoveText::of(self, color).to_string()
+    }
+}
+
+impl FromStr for MoveText {
+    type Err = ParseMoveError;
+
+    /// As [`MoveText::parse`].
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        MoveText::parse(s)
+    }
+}
+
+impl fmt::Display for MoveText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MoveText::Setup(letters) => write!(f, "{letters}"),
+            MoveText::Drop { piece, to } => write!(f, "{}{to}", piece.letter()),
+            MoveText::Jump { from, to } => write!(f, "{from}{to}"),
         }
     }
 }
@@ -123,9 +244,15 @@ pub enum SetupCase {
 impl Position {
     /// Reads a move in CodeCup notation and checks it against this position.
     pub fn parse_move(&self, text: &str, case: SetupCase) -> Result<GameMove, MoveError> {
-        let mv = match MoveText::parse(text)? {
+        self.move_from_text(MoveText::parse(text)?, case)
+    }
+
+    /// Checks a move as written against this position and gives the legal
+    /// move it stands for.
+    pub fn move_from_text(&self, text: MoveText, case: SetupCase) -> Result<GameMove, MoveError> {
+        let mv = match text {
             MoveText::Setup(letters) => {
-                let (setup, color) = Setup::parse(letters)?;
+                let (setup, color) = Setup::parse(letters.as_str())?;
                 if case == SetupCase::Strict && color != self.turn() && self.is_setup_phase() {
                     return Err(IllegalMove::SetupColor {
                         expected: self.turn(),
@@ -154,14 +281,23 @@ impl Position {
     /// The position in the notation of PROTOCOL.md:
     /// `<board> <hands> <side> <ply>`.
     pub fn to_fen(&self) -> String {
+        let board = Square::ALL.map(|sq| self.piece_at(sq));
+        let hands = Color::ALL.map(|color| *self.hand(color));
+        Position::fen_of_parts(&board, &hands, self.turn(), self.ply())
+    }
+
+    /// The position string of parts as [`Position::from_parts`] takes them,
+    /// whether or not they make a position (for showing packed data as it
+    /// is).
+    pub fn fen_of_parts(board: &[Option<Piece>; 64], hands: &[Hand; 2], turn: Color, ply: u32) -> String {
         let mut out = String::with_capacity(90);
-        for row in 0..8u8 {
+        for row in 0..8 {
             if row > 0 {
                 out.push('/');
             }
             let mut empty = 0;
-            for col in 0..8u8 {
-                match self.piece_at(Square::ALL[(row * 8 + col) as usize]) {
+            for piece in &board[row * 8..row * 8 + 8] {
+                match piece {
                     Some(piece) => {
                         if empty > 0 {
                             out.push((b'0' + empty) as char);
@@ -180,7 +316,7 @@ impl Position {
         let hands_start = out.len();
         for color in Color::ALL {
             for role in Role::DROPPABLE {
-                for _ in 0..self.hand(color).count(role) {
+                for _ in 0..hands[color.index()].count(role) {
                     out.push(role.letter(color));
                 }
             }
@@ -188,11 +324,11 @@ impl Position {
         if out.len() == hands_start {
             out.push('-');
         }
-        out.push_str(match self.turn() {
+        out.push_str(match turn {
             Color::Red => " r ",
             Color::Blue => " b ",
         });
-        out.push_str(&self.ply().to_string());
+        out.push_str(&ply.to_string());
         out
     }
 
@@ -202,7 +338,7 @@ impl Position {
     pub fn from_fen(text: &str) -> Result<Position, FenError> {
         let fields: Vec<&str> = text.split_whitespace().collect();
         let field = |i: usize, name: &'static str| fields.get(i).copied().ok_or(FenError::MissingField(name));
-        let (board_text, hands_text, side_text, ply_text) = (
+        let (board, hands, side, ply_text) = (
             field(0, "board")?,
             field(1, "hands")?,
             field(2, "side")?,
@@ -211,22 +347,48 @@ impl Position {
         if let Some(extra) = fields.get(4) {
             return Err(FenError::ExtraField((*extra).to_string()));
         }
-        let board = parse_board(board_text)?;
-        let hands = parse_hands(hands_text)?;
-        let turn = match side_text {
+        let ply: u32 = ply_text.parse().map_err(|_| FenError::BadPly(ply_text.to_string()))?;
+        Position::from_fen_fields(board, hands, side, ply)
+    }
+
+    /// Reads the three text fields of a position string, the ply already a
+    /// number (the protocol reads the fields as tokens of a longer line),
+    /// and checks the position with [`Position::from_parts`].
+    pub fn from_fen_fields(board: &str, hands: &str, side: &str, ply: u32) -> Result<Position, FenError> {
+        let board = parse_board(board)?;
+        let hands = parse_hands(hands)?;
+        let turn = match side {
             "r" => Color::Red,
             "b" => Color::Blue,
             other => return Err(FenError::BadSide(other.to_string())),
         };
-        let ply: u32 = ply_text.parse().map_err(|_| FenError::BadPly(ply_text.to_string()))?;
-        if ply > MAX_PLY {
-            return Err(FenError::BadPly(ply_text.to_string()));
+        Ok(Position::from_parts(board, hands, turn, ply)?)
+    }
+}
+
+impl From<PositionError> for FenError {
+    fn from(err: PositionError) -> FenError {
+        match err {
+            PositionError::Ply(ply) => FenError::BadPly(ply.to_string()),
+            PositionError::SideMismatch { ply, side } => FenError::SideMismatch { ply, side },
+            PositionError::Material(what) => FenError::Material(what),
         }
-        if Color::to_move_at(ply) != turn {
-            return Err(FenError::SideMismatch { ply, side: turn });
+    }
+}
+
+impl FenError {
+    /// Which of the four fields is at fault: 0 board, 1 hands, 2 side,
+    /// 3 ply; `None` when the string as a whole is (a field missing or
+    /// one too many). Piece counts that no game produces blame the board.
+    pub const fn field(&self) -> Option<usize> {
+        match self {
+            FenError::MissingField(_) | FenError::ExtraField(_) => None,
+            FenError::RowCount(_) | FenError::RowLength { .. } | FenError::BadBoardChar { .. } => Some(0),
+            FenError::Material(_) => Some(0),
+            FenError::BadHandChar(_) => Some(1),
+            FenError::BadSide(_) => Some(2),
+            FenError::BadPly(_) | FenError::SideMismatch { .. } => Some(3),
         }
-        check_material(&board, &hands, turn, ply)?;
-        Ok(Position::from_parts(board, hands, turn, ply))
     }
 }
 
@@ -325,57 +487,6 @@ fn parse_hands(text: &str) -> Result<[Hand; 2], FenError> {
         }
     }
     Ok([Hand::from_counts(counts[0]), Hand::from_counts(counts[1])])
-}
-
-fn check_material(board: &[Option<Piece>; 64], hands: &[Hand; 2], turn: Color, ply: u32) -> Result<(), FenError> {
-    let material = |msg: String| Err(FenError::Material(msg));
-    let on_board = |piece: Piece| board.iter().filter(|p| **p == Some(piece)).count();
-    let placed = board.iter().flatten().count();
-    match ply {
-        0 => {
-            if placed > 0 || hands.iter().any(|h| !h.is_empty()) {
-                return material("at ply 0 the board and hands are empty".into());
-            }
-        }
-        1 => {
-            let roles: Vec<Role> = (0..16)
-                .filter_map(|i| board[Setup::square(Color::Red, i).index()].filter(|p| p.color == Color::Red))
-                .map(|p| p.role)
-                .collect();
-            let setup = <[Role; 16]>::try_from(roles)
-                .ok()
-                .and_then(|r| Setup::from_roles(r).ok());
-            if setup.is_none() || placed != 16 || hands.iter().any(|h| !h.is_empty()) {
-                return material("at ply 1 red's 16 setup pieces fill rows a and b and nothing else is placed".into());
-            }
-        }
-        _ => {
-            for role in Role::DROPPABLE {
-                let total: usize = Color::ALL
-                    .iter()
-                    .map(|&c| on_board(Piece::new(c, role)) + hands[c.index()].count(role) as usize)
-                    .sum();
-                let expected = 2 * role.count_per_side() as usize;
-                if total != expected {
-                    return material(format!(
-                        "the position has {total} {}s on the board and in hand; a game has {expected}",
-                        role.name()
-                    ));
-                }
-            }
-            for color in Color::ALL {
-                let wazirs = on_board(Piece::new(color, Role::Wazir));
-                if wazirs > 1 {
-                    return material(format!("{color} has {wazirs} wazirs; a side has one"));
-                }
-                // A captured wazir ends the game with its side to move.
-                if wazirs == 0 && color != turn {
-                    return material(format!("{color} has no wazir, but a captured wazir's side is to move"));
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 impl fmt::Display for Position {

@@ -24,7 +24,11 @@ pub struct Hand {
 }
 
 impl Hand {
-    pub(crate) const fn from_counts(counts: [u8; 5]) -> Hand {
+    /// A hand holding `counts[role.index()]` pieces of each role (the
+    /// wazir's count is ignored: it is never in hand).
+    pub const fn from_counts(counts: [u8; 5]) -> Hand {
+        let mut counts = counts;
+        counts[Role::Wazir.index()] = 0;
         Hand { counts }
     }
 
@@ -166,6 +170,76 @@ pub enum IllegalMove {
     Occupied(Square),
 }
 
+/// Why parts do not make a position that can arise in a game.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    /// More plies than a game has.
+    #[error("ply {0} is not a number from 0 to 102")]
+    Ply(u32),
+    /// Side and ply disagree.
+    #[error("at ply {ply} it cannot be {side} to move (red moves after an even number of plies)")]
+    SideMismatch {
+        /// The ply.
+        ply: u32,
+        /// The side given.
+        side: Color,
+    },
+    /// Piece counts that no game can produce.
+    #[error("{0}")]
+    Material(String),
+}
+
+fn check_material(board: &[Option<Piece>; 64], hands: &[Hand; 2], turn: Color, ply: u32) -> Result<(), PositionError> {
+    let material = |msg: String| Err(PositionError::Material(msg));
+    let on_board = |piece: Piece| board.iter().filter(|p| **p == Some(piece)).count();
+    let placed = board.iter().flatten().count();
+    match ply {
+        0 => {
+            if placed > 0 || hands.iter().any(|h| !h.is_empty()) {
+                return material("at ply 0 the board and hands are empty".into());
+            }
+        }
+        1 => {
+            let roles: Vec<Role> = (0..16)
+                .filter_map(|i| board[Setup::square(Color::Red, i).index()].filter(|p| p.color == Color::Red))
+                .map(|p| p.role)
+                .collect();
+            let setup = <[Role; 16]>::try_from(roles)
+                .ok()
+                .and_then(|r| Setup::from_roles(r).ok());
+            if setup.is_none() || placed != 16 || hands.iter().any(|h| !h.is_empty()) {
+                return material("at ply 1 red's 16 setup pieces fill rows a and b and nothing else is placed".into());
+            }
+        }
+        _ => {
+            for role in Role::DROPPABLE {
+                let total: usize = Color::ALL
+                    .iter()
+                    .map(|&c| on_board(Piece::new(c, role)) + hands[c.index()].count(role) as usize)
+                    .sum();
+                let expected = 2 * role.count_per_side() as usize;
+                if total != expected {
+                    return material(format!(
+                        "the position has {total} {}s on the board and in hand; a game has {expected}",
+                        role.name()
+                    ));
+                }
+            }
+            for color in Color::ALL {
+                let wazirs = on_board(Piece::new(color, Role::Wazir));
+                if wazirs > 1 {
+                    return material(format!("{color} has {wazirs} wazirs; a side has one"));
+                }
+                // A captured wazir ends the game with its side to move.
+                if wazirs == 0 && color != turn {
+                    return material(format!("{color} has no wazir, but a captured wazir's side is to move"));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A position of the game.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Position {
@@ -212,9 +286,33 @@ impl Position {
         pos
     }
 
-    /// Builds a position from its parts. The caller (the FEN reader) has
-    /// checked that they are consistent.
-    pub(crate) fn from_parts(board: [Option<Piece>; 64], hands: [Hand; 2], turn: Color, ply: u32) -> Position {
+    /// Builds a position from its parts: what stands on each square (by
+    /// index), the two hands (Red's first), the side to move and the plies
+    /// played. Checks that the parts can arise in a game: ply in range,
+    /// side and ply agreeing, and the piece counts of ply 0, of ply 1 (Red's
+    /// setup alone) or of later plies (every piece on the board or in a
+    /// hand, one wazir a side, only the side to move without one).
+    ///
+    /// # Errors
+    /// [`PositionError`] naming the first disagreement found.
+    pub fn from_parts(
+        board: [Option<Piece>; 64],
+        hands: [Hand; 2],
+        turn: Color,
+        ply: u32,
+    ) -> Result<Position, PositionError> {
+        if ply > MAX_PLY {
+            return Err(PositionError::Ply(ply));
+        }
+        if Color::to_move_at(ply) != turn {
+            return Err(PositionError::SideMismatch { ply, side: turn });
+        }
+        check_material(&board, &hands, turn, ply)?;
+        Ok(Position::assemble(&board, &hands, turn, ply))
+    }
+
+    /// The position of these parts, which the caller knows are consistent.
+    fn assemble(board: &[Option<Piece>; 64], hands: &[Hand; 2], turn: Color, ply: u32) -> Position {
         let mut pos = Position::new();
         for sq in Square::ALL {
             if let Some(piece) = board[sq.index()] {
@@ -614,7 +712,7 @@ impl Position {
         for sq in Square::ALL {
             board[sq.mirror().index()] = self.board[sq.index()];
         }
-        Position::from_parts(board, self.hands, self.turn, self.ply)
+        Position::assemble(&board, &self.hands, self.turn, self.ply)
     }
 
     /// A board diagram with hands, side to move, ply and hash, for humans.

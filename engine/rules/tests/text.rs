@@ -2,8 +2,8 @@
 //! errors a user sees for each kind of mistake.
 
 use leaper_rules::{
-    Color, FenError, GameMove, IllegalMove, Move, MoveError, MoveText, ParseMoveError, Position, Role, Setup,
-    SetupCase, SetupError, Square,
+    Color, FenError, GameMove, IllegalMove, Move, MoveError, MoveText, ParseMoveError, Position, PositionError, Role,
+    Setup, SetupCase, SetupError, Square,
 };
 
 fn sq(name: &str) -> Square {
@@ -217,4 +217,76 @@ fn bad_position_strings_name_the_field_at_fault() {
     }
     let message = Position::from_fen("8/8/8/8/8/8/8/9 - r 0").unwrap_err().to_string();
     assert!(message.contains("row h") && message.contains("'9'"), "{message}");
+}
+
+#[test]
+fn move_texts_round_trip_and_keep_what_was_written() {
+    let setup: MoveText = "AWNAADADAFFAADDA".parse().unwrap();
+    assert!(matches!(setup, MoveText::Setup(l) if l.as_str() == "AWNAADADAFFAADDA"));
+    // Mixed case and wrong counts have the shape of a setup; the position
+    // rejects them in its own words.
+    assert!("aaaaaffdaddAdnwa".parse::<MoveText>().is_ok());
+    assert!(matches!(
+        after("").parse_move("zzzzzzzzzzzzzzzz", SetupCase::Strict),
+        Err(MoveError::Setup(SetupError::WrongLetter { index: 0, .. }))
+    ));
+    assert_eq!("D@f8".parse::<MoveText>().unwrap().to_string(), "Df8");
+    for text in ["b5d3", "Df8", "ac3", "Wa1", "aaaaaffdaddadnwa"] {
+        assert_eq!(text.parse::<MoveText>().unwrap().to_string(), text);
+    }
+    for bad in [
+        "b5",
+        "b5d3x",
+        "AWNAADADAFFAADD1",
+        "é5d",
+        "ééé",
+        "0000",
+        "(none)",
+        "1@f8",
+        "D9f",
+    ] {
+        assert!(
+            matches!(bad.parse::<MoveText>(), Err(ParseMoveError::BadShape(_))),
+            "{bad}"
+        );
+    }
+    // What a position plays, written for its mover, reads back as the same move.
+    let pos = after("AWAAAAAADFFDDDAN addadffdnaaaaawa");
+    let line = [
+        GameMove::Setup(Setup::first()),
+        GameMove::Move(Move::Drop {
+            role: Role::Ferz,
+            to: sq("c3"),
+        }),
+    ];
+    let texts = MoveText::line(&line, Color::Blue);
+    assert_eq!(texts[0].to_string(), "aaaaaaaaddddffnw");
+    assert_eq!(texts[1].to_string(), "Fc3");
+    assert!(pos.move_from_text(texts[1], SetupCase::Strict).is_err());
+    assert_eq!(size_of::<MoveText>(), 17);
+}
+
+#[test]
+fn positions_from_parts_are_checked() {
+    let pos = Position::from_fen("1W1A1D1D/AaFA1DDA/2A1A1A1/6A1/3a1a1d/2d2n2/a1a1N1f1/add2w1a AFf r 26").unwrap();
+    let board = Square::ALL.map(|s| pos.piece_at(s));
+    let hands = [*pos.hand(Color::Red), *pos.hand(Color::Blue)];
+    assert_eq!(Position::from_parts(board, hands, Color::Red, 26), Ok(pos.clone()));
+    assert_eq!(
+        Position::from_parts(board, hands, Color::Blue, 26),
+        Err(PositionError::SideMismatch {
+            ply: 26,
+            side: Color::Blue
+        })
+    );
+    assert_eq!(
+        Position::from_parts(board, hands, Color::Red, 104),
+        Err(PositionError::Ply(104))
+    );
+    let mut missing = board;
+    missing[sq("a4").index()] = None;
+    assert!(matches!(
+        Position::from_parts(missing, hands, Color::Red, 26),
+        Err(PositionError::Material(_))
+    ));
 }

@@ -1,13 +1,13 @@
 //! Tests of the evaluation: symmetry, bounds and the shipped weights.
 
 use super::*;
-use crate::rules::{Color, MoveList, Piece, Setup, Square};
+use crate::rules::{Color, Piece, Setup, Square};
+use rand::SeedableRng;
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 
-/// A FEN of `pos` with every square moved by `map`, colours swapped when
-/// `swap` (the side to move too, so the same side stays on move relative
-/// to its pieces).
+/// `pos` with every square moved by `map`, colours swapped when `swap`
+/// (the side to move too, so the same side stays on move relative to its
+/// pieces).
 fn transformed(pos: &Position, map: impl Fn(Square) -> Square, swap: bool) -> Position {
     let mut board = [None; 64];
     for sq in Square::ALL {
@@ -16,73 +16,18 @@ fn transformed(pos: &Position, map: impl Fn(Square) -> Square, swap: bool) -> Po
             board[map(sq).index()] = Some(Piece::new(color, p.role));
         }
     }
-    let mut fen = String::new();
-    for row in 0..8 {
-        let mut empty = 0;
-        for col in 0..8 {
-            match board[row * 8 + col] {
-                Some(p) => {
-                    if empty > 0 {
-                        fen.push_str(&empty.to_string());
-                        empty = 0;
-                    }
-                    fen.push(p.letter());
-                }
-                None => empty += 1,
-            }
-        }
-        if empty > 0 {
-            fen.push_str(&empty.to_string());
-        }
-        if row < 7 {
-            fen.push('/');
-        }
-    }
-    let mut hands = String::new();
-    for color in Color::ALL {
-        let owner = if swap { !color } else { color };
-        for role in Role::DROPPABLE {
-            for _ in 0..pos.hand(owner).count(role) {
-                hands.push(role.letter(color));
-            }
-        }
-    }
-    if hands.is_empty() {
-        hands.push('-');
-    }
+    let hands = Color::ALL.map(|color| *pos.hand(if swap { !color } else { color }));
     let (turn, ply) = if swap {
         (!pos.turn(), if pos.ply() < 101 { pos.ply() + 1 } else { pos.ply() - 1 })
     } else {
         (pos.turn(), pos.ply())
     };
-    let side = if turn == Color::Red { 'r' } else { 'b' };
-    let fen = format!("{fen} {hands} {side} {ply}");
-    Position::from_fen(&fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
+    Position::from_parts(board, hands, turn, ply).unwrap_or_else(|e| panic!("{pos:?} transformed: {e}"))
 }
 
 /// Positions of random games from random setups, the game still going on.
 fn random_positions(seed: u64, games: usize) -> Vec<Position> {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let mut out = Vec::new();
-    for _ in 0..games {
-        let mut pos = Position::from_setups(&Setup::random(&mut rng), &Setup::random(&mut rng));
-        while pos.outcome().is_none() {
-            out.push(pos.clone());
-            let mut list = MoveList::new();
-            pos.legal_moves(&mut list);
-            // Prefer captures now and then, so that hands fill up.
-            let mut caps = MoveList::new();
-            pos.captures(&mut caps);
-            let pool = if !caps.is_empty() && rng.random_bool(0.5) {
-                &caps
-            } else {
-                &list
-            };
-            let mv = pool.as_slice()[rng.random_range(0..pool.len())];
-            pos.play(mv);
-        }
-    }
-    out
+    crate::rules::random_game_positions(&mut StdRng::seed_from_u64(seed), games, 0.5)
 }
 
 #[test]

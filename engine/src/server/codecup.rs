@@ -12,9 +12,9 @@
 
 use super::Output;
 use crate::eval::Eval;
-use crate::rules::{GameMove, Position, SetupCase};
+use crate::rules::{GameMove, MoveText, Position, SetupCase};
 use crate::search::{Clock, Limits, Params, ScoreReport, Searcher, Signals, TableError};
-use protocol::{Line, ParseError, RefereeMessage};
+use protocol::{Line, ParseError, PlayerMessage, RefereeMessage};
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
@@ -108,7 +108,7 @@ pub fn play(
             }
             Ok(RefereeMessage::Move(token)) => {
                 // The referee accepted setups in either case; so do we.
-                match pos.parse_move(&token.to_string(), SetupCase::Lenient) {
+                match pos.move_from_text(token, SetupCase::Lenient) {
                     Ok(mv) => {
                         if !pos.is_setup_phase() {
                             history.push(pos.hash());
@@ -149,7 +149,7 @@ pub fn play(
             continue;
         };
         let turn = pos.turn();
-        out.send(best.to_text(turn));
+        out.send(PlayerMessage(MoveText::of(best, turn)));
         if !pos.is_setup_phase() {
             history.push(pos.hash());
         }

@@ -21,14 +21,14 @@ pub use options::{Change, DEFAULT_HASH_MB, EngineOptions, OptionError};
 pub use perft::perft_stoppable;
 
 use crate::eval::{Eval, EvalKind};
-use crate::rules::{Color, GameMove, MoveList, Position, SetupCase};
+use crate::rules::{Color, GameMove, MoveList, MoveText, Position, SetupCase};
 use crate::search::{Clock, Iteration, Limits, Params, ScoreReport, SearchResult, Searcher, Signals, TableError};
 use crossbeam_channel::{Receiver, Sender};
 use leaper_nnue::QuantNetwork;
 use parking_lot::Mutex;
 use protocol::{
-    BestMove, Command, EngineMessage, Id, Info, Line, MoveToken, ParseError, Score, SearchLimits, SpsaParam,
-    StartPosition, UciOption,
+    BestMove, Command, EngineMessage, Id, Info, Line, ParseError, Score, SearchLimits, SpsaParam, StartPosition,
+    UciOption,
 };
 use std::fmt;
 use std::io::Write;
@@ -142,26 +142,6 @@ enum Event {
     Cleared,
 }
 
-/// The text of a move as the protocol's token (the rules format it, the
-/// protocol parses it back: the two crates share the notation).
-fn token(mv: GameMove, color: Color) -> Option<MoveToken> {
-    mv.to_text(color).parse().ok()
-}
-
-/// The tokens of a line of moves starting with `color` to move.
-fn tokens(moves: &[GameMove], color: Color) -> Vec<MoveToken> {
-    let mut color = color;
-    let mut out = Vec::with_capacity(moves.len());
-    for &mv in moves {
-        match token(mv, color) {
-            Some(t) => out.push(t),
-            None => break,
-        }
-        color = !color;
-    }
-    out
-}
-
 /// A search score as the protocol reports it.
 pub fn protocol_score(score: i32) -> Score {
     match ScoreReport::from_score(score) {
@@ -180,17 +160,16 @@ pub fn iteration_info(it: &Iteration, turn: Color) -> Info {
         nps: Some(it.nps()),
         hashfull: Some(it.hashfull.min(1000)),
         time: Some(it.elapsed.as_millis() as u64),
-        pv: tokens(&it.pv, turn),
+        pv: MoveText::line(&it.pv, turn),
         ..Info::default()
     }
 }
 
 /// The `bestmove` line of a result.
 pub fn bestmove_message(result: &SearchResult, turn: Color) -> EngineMessage {
-    let best = result.best.and_then(|m| token(m, turn));
-    EngineMessage::BestMove(best.map(|best| BestMove {
-        best,
-        ponder: result.ponder.and_then(|m| token(m, !turn)),
+    EngineMessage::BestMove(result.best.map(|best| BestMove {
+        best: MoveText::of(best, turn),
+        ponder: result.ponder.map(|m| MoveText::of(m, !turn)),
     }))
 }
 
@@ -248,7 +227,7 @@ fn run_search(searcher: &mut Searcher, job: &SearchJob, signals: &Signals, out: 
             out.send(EngineMessage::Info(Info::error("internal error in the search")));
             let mut list = MoveList::new();
             job.pos.legal_moves(&mut list);
-            let best = list.iter().next().and_then(|&m| token(GameMove::Move(m), turn));
+            let best = list.iter().next().map(|&m| MoveText::of(GameMove::Move(m), turn));
             out.send(EngineMessage::BestMove(
                 best.map(|best| BestMove { best, ponder: None }),
             ));
@@ -260,9 +239,10 @@ fn run_search(searcher: &mut Searcher, job: &SearchJob, signals: &Signals, out: 
 fn run_perft(pos: &Position, depth: u32, signals: &Signals, out: &Output) {
     let turn = pos.turn();
     let total = perft_stoppable(pos, depth, &signals.stop, |mv, n| {
-        if let Some(mv) = token(mv, turn) {
-            out.send(EngineMessage::PerftMove { mv, nodes: n });
-        }
+        out.send(EngineMessage::PerftMove {
+            mv: MoveText::of(mv, turn),
+            nodes: n,
+        });
     });
     match total {
         Some(total) => out.send(EngineMessage::PerftTotal(total)),
@@ -596,7 +576,7 @@ impl Server {
         let turn = self.pos.turn();
         let mut searchmoves = Vec::new();
         for (i, token) in go.searchmoves.iter().enumerate() {
-            match self.pos.parse_move(&token.to_string(), SetupCase::Strict) {
+            match self.pos.move_from_text(*token, SetupCase::Strict) {
                 Ok(GameMove::Move(mv)) => searchmoves.push(mv),
                 Ok(GameMove::Setup(_)) => {}
                 Err(err) => self.error(format!("go searchmoves: move {} `{token}` ignored: {err}", i + 1)),
@@ -650,25 +630,21 @@ impl Drop for Server {
 
 /// The position a `position` command describes, or what is wrong with it
 /// and where.
-pub fn build_position(start: &StartPosition, moves: &[MoveToken]) -> Result<Position, String> {
+pub fn build_position(start: &StartPosition, moves: &[MoveText]) -> Result<Position, String> {
     build_game(start, moves).map(|(pos, _)| pos)
 }
 
 /// The position a `position` command describes with the hashes of the
 /// positions before it (after both setups, oldest first), which the search
 /// needs to see repetitions; or what is wrong with it and where.
-pub fn build_game(start: &StartPosition, moves: &[MoveToken]) -> Result<(Position, Vec<u64>), String> {
+pub fn build_game(start: &StartPosition, moves: &[MoveText]) -> Result<(Position, Vec<u64>), String> {
     let mut history = Vec::new();
     let (mut pos, first_move_token) = match start {
         StartPosition::StartPos => (Position::new(), 3),
-        StartPosition::Fen(fen) => (
-            Position::from_fen(&fen.to_string()).map_err(|e| format!("position fen (tokens 2-5): {e}"))?,
-            7,
-        ),
+        StartPosition::Fen(pos) => (Position::clone(pos), 7),
     };
-    for (i, token) in moves.iter().enumerate() {
-        let text = token.to_string();
-        let mv = pos.parse_move(&text, SetupCase::Strict).map_err(|e| {
+    for (i, &text) in moves.iter().enumerate() {
+        let mv = pos.move_from_text(text, SetupCase::Strict).map_err(|e| {
             format!(
                 "position: move {} `{text}` (token {}) at ply {}: {e}",
                 i + 1,

@@ -5,33 +5,13 @@
 use crate::fit::{Example, FitConfig, fit, sigmoid};
 use crate::selfplay::{self, Config, play_game};
 use leaper::eval::{Eval, EvalKind, FeatureSet, Weights, linear};
-use leaper_rules::{MoveList, Position, Setup};
+use leaper_rules::{Position, random_game_positions};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 /// Positions of random games from random setups, the game still going on.
 fn random_positions(seed: u64, games: usize) -> Vec<Position> {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let mut out = Vec::new();
-    for _ in 0..games {
-        let mut pos = Position::from_setups(&Setup::random(&mut rng), &Setup::random(&mut rng));
-        while pos.outcome().is_none() {
-            out.push(pos.clone());
-            let mut list = MoveList::new();
-            pos.legal_moves(&mut list);
-            // Prefer captures now and then, so that hands fill up.
-            let mut caps = MoveList::new();
-            pos.captures(&mut caps);
-            let pool = if !caps.is_empty() && rng.random_bool(0.5) {
-                &caps
-            } else {
-                &list
-            };
-            let mv = pool.as_slice()[rng.random_range(0..pool.len())];
-            pos.play(mv);
-        }
-    }
-    out
+    random_game_positions(&mut StdRng::seed_from_u64(seed), games, 0.5)
 }
 
 #[test]

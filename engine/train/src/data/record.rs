@@ -20,7 +20,7 @@
 //! The codes are spelled out here rather than taken from the rules' enum
 //! order, so that reordering an enum cannot silently change the format.
 
-use leaper_rules::{Color, MAX_PLY, Piece, Position, Role, Square};
+use leaper_rules::{Color, Hand, MAX_PLY, Piece, Position, Role, Square};
 use serde::Serialize;
 
 /// Bytes of one record.
@@ -220,45 +220,19 @@ impl PackedPosition {
         u32::from(self.side_ply & 0x7f)
     }
 
-    /// The position string (FEN) of PROTOCOL.md.
+    /// The board, hands, side and ply, as [`Position::from_parts`] takes
+    /// them.
+    fn parts(&self) -> ([Option<Piece>; 64], [Hand; 2], Color, u32) {
+        let board = Square::ALL.map(|sq| self.piece_at(sq));
+        let hands = Color::ALL.map(|color| Hand::from_counts(Role::ALL.map(|role| self.hand_count(color, role))));
+        (board, hands, self.turn(), self.ply())
+    }
+
+    /// The position string (FEN) of PROTOCOL.md, whether or not a game
+    /// reaches the position.
     pub fn to_fen(&self) -> String {
-        let mut out = String::with_capacity(90);
-        for row in 0..8 {
-            if row > 0 {
-                out.push('/');
-            }
-            let mut empty = 0u8;
-            for col in 0..8 {
-                match self.piece_at(Square::ALL[row * 8 + col]) {
-                    Some(piece) => {
-                        if empty > 0 {
-                            out.push((b'0' + empty) as char);
-                            empty = 0;
-                        }
-                        out.push(piece.letter());
-                    }
-                    None => empty += 1,
-                }
-            }
-            if empty > 0 {
-                out.push((b'0' + empty) as char);
-            }
-        }
-        out.push(' ');
-        let start = out.len();
-        for color in Color::ALL {
-            for role in Role::DROPPABLE {
-                for _ in 0..self.hand_count(color, role) {
-                    out.push(role.letter(color));
-                }
-            }
-        }
-        if out.len() == start {
-            out.push('-');
-        }
-        out.push_str(if self.turn() == Color::Blue { " b " } else { " r " });
-        out.push_str(&self.ply().to_string());
-        out
+        let (board, hands, turn, ply) = self.parts();
+        Position::fen_of_parts(&board, &hands, turn, ply)
     }
 
     /// The position, checked by the rules (piece counts, hands, side and
@@ -267,7 +241,8 @@ impl PackedPosition {
     /// # Errors
     /// [`RecordError::BadPosition`] when no game reaches it.
     pub fn to_position(&self) -> Result<Position, RecordError> {
-        Position::from_fen(&self.to_fen()).map_err(|e| RecordError::BadPosition(e.to_string()))
+        let (board, hands, turn, ply) = self.parts();
+        Position::from_parts(board, hands, turn, ply).map_err(|e| RecordError::BadPosition(e.to_string()))
     }
 
     /// A 64-bit hash of the board, the hands and the side to move (not the
@@ -405,32 +380,14 @@ impl Record {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use leaper_rules::{MoveList, Setup};
+    use leaper_rules::random_game_positions;
+    use rand::SeedableRng;
     use rand::rngs::StdRng;
-    use rand::{Rng, SeedableRng};
 
     /// Positions of random games: drops, captures, full hands, both sides.
     fn random_positions(games: usize) -> Vec<Position> {
-        let mut rng = StdRng::seed_from_u64(7);
-        let mut out = Vec::new();
-        for _ in 0..games {
-            let mut pos = Position::from_setups(&Setup::random(&mut rng), &Setup::random(&mut rng));
-            while pos.outcome().is_none() {
-                out.push(pos.clone());
-                let mut list = MoveList::new();
-                pos.legal_moves(&mut list);
-                // Prefer captures, so that hands fill up.
-                let mut caps = MoveList::new();
-                pos.captures(&mut caps);
-                let pool = if !caps.is_empty() && rng.random_bool(0.7) {
-                    &caps
-                } else {
-                    &list
-                };
-                pos.play(pool.as_slice()[rng.random_range(0..pool.len())]);
-            }
-        }
-        out
+        // Prefer captures, so that hands fill up.
+        random_game_positions(&mut StdRng::seed_from_u64(7), games, 0.7)
     }
 
     #[test]
