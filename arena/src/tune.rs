@@ -344,6 +344,17 @@ pub fn engine_params(spec: &EngineSpec) -> Result<Vec<Param>, TuneError> {
             match text.parse::<EngineMessage>() {
                 Ok(message) if message == word => return Ok::<(), TuneError>(()),
                 Ok(EngineMessage::Spsa(param)) => lines.push(param),
+                // A line shaped like a parameter (`name, int|float, ...`)
+                // that does not read is an error, not a parameter dropped.
+                Err(error) => match text.split(',').nth(1).map(str::trim_ascii) {
+                    Some("int") => return Err(fail(format!("bad `spsa` line {text:?}: {error}"))),
+                    Some("float") => {
+                        return Err(fail(format!(
+                            "`spsa` line {text:?}: engines list int parameters only (the protocol's spin options); give float ones with --params"
+                        )));
+                    }
+                    _ => {}
+                },
                 _ => {}
             }
         }

@@ -92,3 +92,30 @@ fn a_repeated_bestmove_is_a_violation_not_an_answer() {
     assert_eq!(engine.take_violations().count, 0, "taken once");
     engine.quit();
 }
+
+/// An engine whose `spsa` answer holds a line shaped like a parameter that
+/// does not read: the tuner names it instead of dropping the parameter.
+fn spsa_answer(lines: &str) -> Result<Vec<spsa::Param>, String> {
+    let script = format!(
+        "while read -r cmd; do case \"$cmd\" in uci) echo uciok;; spsa) {lines};; isready) echo readyok;; quit) exit 0;; esac; done"
+    );
+    let mut spec = EngineSpec::from_tokens(&["cmd=/bin/sh", "name=sh", "depth=1"]).unwrap();
+    spec.args = vec!["-c".to_owned(), script];
+    arena::engine_params(&spec).map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_malformed_spsa_line_is_named_not_dropped() {
+    let good = spsa_answer("echo 'Alpha, int, 10, 0, 20, 2, 0.002'; echo 'Beta, int, 5, 0, 9, 1, 0.002'").unwrap();
+    assert_eq!(
+        good.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+        ["Alpha", "Beta"]
+    );
+    let bad = spsa_answer("echo 'Alpha, int, 10, 0, 20, 2, 0.002'; echo 'Beta, int, 50, 0, 9, 1, 0.002'").unwrap_err();
+    assert!(
+        bad.contains("bad `spsa` line") && bad.contains("Beta") && bad.contains("outside"),
+        "{bad}"
+    );
+    let float = spsa_answer("echo 'Gamma, float, 0.5, 0, 1, 0.1, 0.002'").unwrap_err();
+    assert!(float.contains("Gamma") && float.contains("--params"), "{float}");
+}
