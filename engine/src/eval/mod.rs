@@ -247,10 +247,8 @@ impl Evaluator for Eval {
 
     #[inline]
     fn push(&mut self, before: &Position, mv: Move, after: &Position) {
-        if self.tracking
-            && let Some(net) = &self.network
-        {
-            self.stack.push(net, before, mv, after);
+        if self.tracking {
+            self.stack.push(before, mv, after);
         }
     }
 
