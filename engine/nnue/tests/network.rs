@@ -105,7 +105,11 @@ fn incremental_accumulators_equal_a_full_refresh_after_random_games() {
             }
             stack.push(before, mv, after);
             let scratch = Accumulator::refresh(&net, after);
-            assert_eq!(*stack.current(&net, after), scratch, "seed {seed} ply {i}: {after:?} after {mv:?}");
+            assert_eq!(
+                *stack.current(&net, after),
+                scratch,
+                "seed {seed} ply {i}: {after:?} after {mv:?}"
+            );
             assert_eq!(stack.evaluate(&net, after), net.evaluate(after));
         }
         assert_eq!(stack.depth(), moves.len() + 1);
@@ -153,7 +157,10 @@ fn lazy_accumulators_equal_a_full_refresh_when_evaluated_late() {
             }
         }
     }
-    assert!(checked > 1000 && refreshes_skipped > 100, "{checked} checked, {refreshes_skipped} wazir moves");
+    assert!(
+        checked > 1000 && refreshes_skipped > 100,
+        "{checked} checked, {refreshes_skipped} wazir moves"
+    );
 }
 
 #[test]
