@@ -32,9 +32,12 @@ pub struct TrainArgs {
     /// Samples per minibatch.
     #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..))]
     pub batch: u64,
-    /// Adam's step size.
+    /// Adam's step size in the first epoch.
     #[arg(long, default_value_t = 1e-3)]
     pub lr: f32,
+    /// The step size's factor per epoch (1: constant).
+    #[arg(long, default_value_t = leaper_nnue::train::DEFAULT_LR_DECAY)]
+    pub lr_decay: f32,
     /// Weight of the game's result in the target (0: the search score
     /// only, 1: the result only).
     #[arg(long, default_value_t = 0.5)]
@@ -42,7 +45,8 @@ pub struct TrainArgs {
     /// Worker threads (default: all cores).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub threads: Option<u64>,
-    /// The share of positions held out for the validation loss.
+    /// The share of positions held out for the validation loss, as whole
+    /// games (a game's positions never straddle the split).
     #[arg(long, default_value_t = 0.05)]
     pub val_fraction: f32,
     /// Seeds the initial weights, the split and every epoch's order.
@@ -67,6 +71,9 @@ impl TrainArgs {
         if !(self.lr > 0.0 && self.lr.is_finite()) {
             bail!("--lr {} must be a positive number", self.lr);
         }
+        if !(self.lr_decay > 0.0 && self.lr_decay <= 1.0) {
+            bail!("--lr-decay {} is outside (0, 1]", self.lr_decay);
+        }
         Ok(())
     }
 }
@@ -81,12 +88,14 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
     args.check()?;
     let start = Instant::now();
     let mut records = Vec::new();
-    for path in &args.data {
+    for (file, path) in args.data.iter().enumerate() {
         let mut samples = crate::data::samples(path)?;
         let before = records.len();
         for sample in samples.by_ref() {
             let s = sample?;
-            records.push((s.position, s.score, s.result.as_f32(), s.ply));
+            // Game numbers count within a file's run: the file tells runs apart.
+            let game = ((file as u64) << 32) | u64::from(s.game);
+            records.push((s.position, s.score, s.result.as_f32(), game));
         }
         if let Some(torn) = samples.torn_tail() {
             eprintln!("warning: {torn}; dropped");
@@ -106,6 +115,7 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
         epochs: args.epochs,
         batch_size: args.batch as usize,
         learning_rate: args.lr,
+        lr_decay: args.lr_decay,
         threads: args.threads.map_or_else(
             || std::thread::available_parallelism().map_or(1, |n| n.get()),
             |t| t as usize,
@@ -128,13 +138,14 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
     }
     let held = trainer.validation().len();
     println!(
-        "{} positions ({} finished games skipped): {} training, {} validation; lambda {}, lr {}, batch {}, {} threads; read in {:.1} s",
+        "{} positions ({} finished games skipped): {} training, {} validation (whole games); lambda {}, lr {} x {} per epoch, batch {}, {} threads; read in {:.1} s",
         total,
         read - total,
         total - held,
         held,
         args.lambda,
         args.lr,
+        args.lr_decay,
         args.batch,
         threads,
         start.elapsed().as_secs_f64()
@@ -143,8 +154,9 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
     trainer
         .run(|r| {
             println!(
-                "epoch {}: train {:.5} validation {:.5}, {:.0} samples/s, {:.0} s",
+                "epoch {}: lr {:.2e} train {:.5} validation {:.5}, {:.0} samples/s, {:.0} s",
                 r.epoch,
+                r.learning_rate,
                 r.train_loss,
                 r.validation_loss,
                 r.samples_per_second,
