@@ -18,26 +18,70 @@
 //! way back is done on the evaluated position itself, from scratch, since
 //! the positions in between are no longer at hand (and one refresh is
 //! cheaper than a refresh plus updates).
+//!
+//! The same machinery serves every model that sums per-feature rows: the
+//! network ([`QuantNetwork`], a row of [`L1`] per feature) and the linear
+//! model ([`crate::LinearNet`], one number per feature), through
+//! [`Incremental`].
 
 use crate::features::{FeatureDelta, Frame, active_features, move_delta};
 use crate::network::{L1, QuantNetwork};
 use leaper_rules::{Color, Move, Position};
 
+/// A model whose first stage is a sum over the active features of one
+/// perspective, kept incrementally by [`AccumulatorStack`].
+pub trait Incremental: Clone + std::fmt::Debug + PartialEq + Eq {
+    /// One perspective's sum.
+    type Values: Clone + std::fmt::Debug + PartialEq + Eq;
+    /// A sum to be overwritten.
+    fn zero() -> Self::Values;
+    /// The sum of a feature list, from scratch.
+    fn refresh(&self, features: &[u16], acc: &mut Self::Values);
+    /// `src` changed by a delta, into `dst`.
+    fn update_from(&self, src: &Self::Values, dst: &mut Self::Values, removed: &[u16], added: &[u16]);
+    /// The evaluation (logit x 10,000 for the side to move) from the side
+    /// to move's and the other side's sums.
+    fn output(&self, stm: &Self::Values, opp: &Self::Values) -> i32;
+}
+
+impl Incremental for QuantNetwork {
+    type Values = [i16; L1];
+
+    fn zero() -> [i16; L1] {
+        [0; L1]
+    }
+
+    #[inline]
+    fn refresh(&self, features: &[u16], acc: &mut [i16; L1]) {
+        QuantNetwork::refresh(self, features, acc);
+    }
+
+    #[inline]
+    fn update_from(&self, src: &[i16; L1], dst: &mut [i16; L1], removed: &[u16], added: &[u16]) {
+        QuantNetwork::update_from(self, src, dst, removed, added);
+    }
+
+    #[inline]
+    fn output(&self, stm: &[i16; L1], opp: &[i16; L1]) -> i32 {
+        QuantNetwork::output(self, stm, opp)
+    }
+}
+
 /// Both perspectives' accumulators of one position, indexed by colour,
 /// with the frames they were computed in.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Accumulator {
+pub struct Accumulator<N: Incremental = QuantNetwork> {
     /// Red's and Blue's accumulators.
-    pub values: [[i16; L1]; 2],
+    pub values: [N::Values; 2],
     /// Red's and Blue's frames.
     pub frames: [Frame; 2],
 }
 
-impl Accumulator {
+impl<N: Incremental> Accumulator<N> {
     /// Both accumulators computed from scratch.
-    pub fn refresh(net: &QuantNetwork, pos: &Position) -> Accumulator {
+    pub fn refresh(net: &N, pos: &Position) -> Accumulator<N> {
         let mut acc = Accumulator {
-            values: [[0; L1]; 2],
+            values: [N::zero(), N::zero()],
             frames: [Frame::default(); 2],
         };
         for color in Color::ALL {
@@ -46,7 +90,7 @@ impl Accumulator {
         acc
     }
 
-    fn refresh_side(&mut self, net: &QuantNetwork, pos: &Position, color: Color) {
+    fn refresh_side(&mut self, net: &N, pos: &Position, color: Color) {
         let (frame, list) = active_features(pos, color);
         net.refresh(list.as_slice(), &mut self.values[color.index()]);
         self.frames[color.index()] = frame;
@@ -57,8 +101,8 @@ impl Accumulator {
 /// `computed` says so), and how each perspective's features changed from
 /// the parent's.
 #[derive(Clone, Debug)]
-struct Entry {
-    acc: Accumulator,
+struct Entry<N: Incremental> {
+    acc: Accumulator<N>,
     computed: [bool; 2],
     delta: [FeatureDelta; 2],
 }
@@ -74,20 +118,20 @@ const NO_CHANGE: FeatureDelta = FeatureDelta::Update {
 /// A stack of accumulators, one per ply of the current search path. Its
 /// storage grows to the deepest ply reached and is then reused.
 #[derive(Clone, Debug)]
-pub struct AccumulatorStack {
-    entries: Vec<Entry>,
+pub struct AccumulatorStack<N: Incremental = QuantNetwork> {
+    entries: Vec<Entry<N>>,
     len: usize,
 }
 
-impl Default for AccumulatorStack {
+impl<N: Incremental> Default for AccumulatorStack<N> {
     fn default() -> Self {
         AccumulatorStack::new()
     }
 }
 
-impl AccumulatorStack {
+impl<N: Incremental> AccumulatorStack<N> {
     /// An empty stack; call [`AccumulatorStack::reset`] before use.
-    pub fn new() -> AccumulatorStack {
+    pub fn new() -> AccumulatorStack<N> {
         AccumulatorStack {
             entries: Vec::with_capacity(128),
             len: 0,
@@ -95,7 +139,7 @@ impl AccumulatorStack {
     }
 
     /// Starts a new path at `pos` (the root), computed from scratch.
-    pub fn reset(&mut self, net: &QuantNetwork, pos: &Position) {
+    pub fn reset(&mut self, net: &N, pos: &Position) {
         let root = Entry {
             acc: Accumulator::refresh(net, pos),
             computed: [true; 2],
@@ -119,7 +163,7 @@ impl AccumulatorStack {
     ///
     /// # Panics
     /// Before the first [`AccumulatorStack::reset`].
-    pub fn current(&mut self, net: &QuantNetwork, pos: &Position) -> &Accumulator {
+    pub fn current(&mut self, net: &N, pos: &Position) -> &Accumulator<N> {
         for color in Color::ALL {
             self.compute(net, pos, color);
         }
@@ -172,7 +216,7 @@ impl AccumulatorStack {
     /// Brings `color`'s accumulator of the current position (`pos`) up to
     /// date: from the nearest computed entry below by the recorded changes,
     /// or from scratch when a refresh comes first.
-    fn compute(&mut self, net: &QuantNetwork, pos: &Position, color: Color) {
+    fn compute(&mut self, net: &N, pos: &Position, color: Color) {
         let i = color.index();
         let top = self.len - 1;
         let mut k = top;
@@ -201,7 +245,7 @@ impl AccumulatorStack {
 
     /// The evaluation of `pos`, the current position: logit x 10,000 for
     /// the side to move.
-    pub fn evaluate(&mut self, net: &QuantNetwork, pos: &Position) -> i32 {
+    pub fn evaluate(&mut self, net: &N, pos: &Position) -> i32 {
         let acc = self.current(net, pos);
         let us = pos.turn();
         net.output(&acc.values[us.index()], &acc.values[(!us).index()])

@@ -171,7 +171,9 @@ impl Model for LinearModel {
     }
 
     fn clip(&mut self) {
-        self.weights.iter_mut().for_each(|w| *w = w.clamp(-8.0, 8.0));
+        let bound = crate::LINEAR_CLIP;
+        self.weights.iter_mut().for_each(|w| *w = w.clamp(-bound, bound));
+        self.bias = self.bias.clamp(-bound, bound);
     }
 }
 
@@ -720,6 +722,18 @@ impl Trainer<FloatNetwork> {
     /// The file system's error.
     pub fn export(&self, path: &Path) -> Result<QuantNetwork, crate::NetFileError> {
         let net = self.model.quantize();
+        net.save(path)?;
+        Ok(net)
+    }
+}
+
+impl Trainer<LinearModel> {
+    /// The integer linear model of the current weights, written to `path`.
+    ///
+    /// # Errors
+    /// The file system's error.
+    pub fn export(&self, path: &Path) -> Result<crate::LinearNet, crate::NetFileError> {
+        let net = crate::LinearNet::from_model(&self.model);
         net.save(path)?;
         Ok(net)
     }
