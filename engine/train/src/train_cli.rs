@@ -10,11 +10,21 @@
 
 use anyhow::{Context, bail};
 use leaper_nnue::FloatNetwork;
-use leaper_nnue::train::{TrainConfig, Trainer, samples_from};
+use leaper_nnue::train::{LinearModel, Model, TrainConfig, Trainer, samples_from};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use std::path::PathBuf;
 use std::time::Instant;
+
+/// Which model `train` fits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModelKind {
+    /// The network (`Eval nnue`), written as a `LEAPNNUE` file.
+    Nnue,
+    /// The linear model over the same features (`Eval linear`), written
+    /// as a `LEAPLINR` file.
+    Linear,
+}
 
 /// Arguments of `train`.
 #[derive(Clone, Debug, clap::Args)]
@@ -23,9 +33,12 @@ pub struct TrainArgs {
     /// dropped with a message).
     #[arg(long, value_name = "FILE[,FILE]", value_delimiter = ',', required = true)]
     pub data: Vec<PathBuf>,
-    /// Where to write the integer network.
+    /// Where to write the integer network (or linear model).
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+    /// The model to fit: the network or the linear model over its features.
+    #[arg(long, value_enum, default_value_t = ModelKind::Nnue)]
+    pub model: ModelKind,
     /// Passes over the training set (a resumed run counts those already done).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub epochs: u32,
@@ -125,10 +138,51 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
         checkpoint: checkpoint.clone(),
         ..TrainConfig::default()
     };
-    let threads = config.threads;
-    let model = FloatNetwork::random(&mut StdRng::seed_from_u64(args.seed));
-    let total = samples.len();
-    let mut trainer = Trainer::new(model, samples, config);
+    let setting = Setting {
+        args,
+        start,
+        read,
+        threads: config.threads,
+        checkpoint,
+    };
+    match args.model {
+        ModelKind::Nnue => {
+            let model = FloatNetwork::random(&mut StdRng::seed_from_u64(args.seed));
+            fit(Trainer::new(model, samples, config), &setting, |t, path| {
+                t.export(path).map(drop)
+            })
+        }
+        ModelKind::Linear => fit(
+            Trainer::new(LinearModel::default(), samples, config),
+            &setting,
+            |t, path| t.export(path).map(drop),
+        ),
+    }
+}
+
+/// What [`fit`] needs besides the trainer.
+struct Setting<'a> {
+    args: &'a TrainArgs,
+    start: Instant,
+    read: usize,
+    threads: usize,
+    checkpoint: Option<PathBuf>,
+}
+
+/// Trains either model the same way: resume, report, run, export.
+fn fit<M: Model>(
+    mut trainer: Trainer<M>,
+    setting: &Setting<'_>,
+    export: impl Fn(&Trainer<M>, &std::path::Path) -> Result<(), leaper_nnue::NetFileError>,
+) -> anyhow::Result<()> {
+    let Setting {
+        args,
+        start,
+        read,
+        threads,
+        checkpoint,
+    } = setting;
+    let total = trainer.training().len() + trainer.validation().len();
     if args.resume {
         let path = checkpoint.as_ref().expect("clap requires --checkpoint with --resume");
         trainer
@@ -138,7 +192,8 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
     }
     let held = trainer.validation().len();
     println!(
-        "{} positions ({} finished games skipped): {} training, {} validation (whole games); lambda {}, lr {} x {} per epoch, batch {}, {} threads; read in {:.1} s",
+        "{} model; {} positions ({} finished games skipped): {} training, {} validation (whole games); lambda {}, lr {} x {} per epoch, batch {}, {} threads; read in {:.1} s",
+        M::KIND,
         total,
         read - total,
         total - held,
@@ -164,9 +219,7 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
             );
         })
         .context("cannot write the checkpoint")?;
-    trainer
-        .export(&args.out)
-        .with_context(|| format!("cannot write the network to {}", args.out.display()))?;
+    export(&trainer, &args.out).with_context(|| format!("cannot write the model to {}", args.out.display()))?;
     println!(
         "wrote {} after {} epochs in {:.1} s",
         args.out.display(),
