@@ -234,7 +234,7 @@ fn header_values() -> [(&'static str, u32); 4] {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EvalModel {
     /// A `LEAPNNUE` file.
-    Network(crate::QuantNetwork),
+    Network(Box<crate::QuantNetwork>),
     /// A `LEAPLINR` file.
     Linear(LinearNet),
 }
@@ -249,7 +249,7 @@ impl EvalModel {
         if bytes.starts_with(&LINEAR_MAGIC) {
             LinearNet::from_bytes(&bytes).map(EvalModel::Linear)
         } else {
-            crate::QuantNetwork::from_bytes(&bytes).map(EvalModel::Network)
+            crate::QuantNetwork::from_bytes(&bytes).map(|net| EvalModel::Network(Box::new(net)))
         }
     }
 }
