@@ -73,9 +73,12 @@ enum Command {
         /// Search depth, plies.
         #[arg(long, default_value_t = leaper::server::bench::DEFAULT_DEPTH)]
         depth: u32,
-        /// Evaluation to search with: material, psq, full or nnue (default: the engine's, full).
+        /// Evaluation to search with: material, psq, full, nnue or linear (default: the engine's, full).
         #[arg(long, value_parser = eval_cli::parse_kind)]
         eval: Option<EvalKind>,
+        /// A network or linear model file for nnue or linear (as the UCI option EvalFile).
+        #[arg(long, value_name = "FILE")]
+        eval_file: Option<PathBuf>,
     },
     /// Measure how fast the engine, run as a process over pipes, answers `stop` during `go infinite`.
     BenchStop {
@@ -162,7 +165,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             codecup_mode(None, &input_lines(), Duration::from_millis(time_ms), game)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Bench { depth, eval } => bench_command(depth, &engine_eval(eval.unwrap_or(DEFAULT_KIND))),
+        Command::Bench { depth, eval, eval_file } => {
+            let mut engine = engine_eval(eval.unwrap_or(DEFAULT_KIND));
+            if let Some(path) = eval_file {
+                let model = leaper_nnue::EvalModel::load(&path)
+                    .with_context(|| format!("cannot load the evaluation file {}", path.display()))?;
+                engine = engine.with_model(model).0;
+            }
+            bench_command(depth, &engine)
+        }
         Command::BenchStop { runs, think_ms } => bench_stop(runs, Duration::from_millis(think_ms)),
         Command::Perft { depth, moves, fen } => perft_command(depth, &moves, fen.as_deref()),
         Command::Replay { files } => replay_command(&files),
