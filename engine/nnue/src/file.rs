@@ -232,6 +232,7 @@ impl QuantNetwork {
         let mut b4 = [0i32];
         reader.i32s(&mut b4);
         net.b4 = b4[0];
+        net.pack();
 
         for (layer, values) in [("w1", net.w1.as_flattened()), ("b1", &net.b1[..])] {
             if let Some((index, &value)) = values
