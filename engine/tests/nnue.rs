@@ -1,13 +1,15 @@
-//! The nnue evaluation inside the search: searches with it return legal
-//! moves (one and two threads), and every evaluation the search asks for,
-//! made through the incremental accumulator stack, equals the network's
-//! evaluation of that position from scratch, with the stack's path
-//! following the search's (checked by an evaluator that wraps [`Eval`]).
+//! The nnue and linear evaluations inside the search: searches with them
+//! return legal moves (one and two threads), and every evaluation the
+//! search asks for, made through the incremental (and lazy) accumulator
+//! stack, equals the model's evaluation of that position from scratch, with
+//! the stack's path following the search's (checked by an evaluator that
+//! wraps [`Eval`]).
 
 use leaper::eval::{Eval, EvalKind, Evaluator};
 use leaper::search::{Limits, Searcher, Signals};
 use leaper::{GameMove, Move, MoveList, Position, Role};
-use leaper_nnue::{FloatNetwork, QuantNetwork};
+use leaper_nnue::train::LinearModel;
+use leaper_nnue::{FloatNetwork, LinearNet, QuantNetwork};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::sync::Arc;
@@ -46,7 +48,8 @@ fn random_position(rng: &mut StdRng, plies: usize) -> Position {
 #[derive(Clone)]
 struct Checked {
     inner: Eval,
-    net: Arc<QuantNetwork>,
+    /// The model's evaluation from scratch.
+    scratch: Arc<dyn Fn(&Position) -> i32 + Send + Sync>,
     path: Vec<Position>,
     /// Positions checked (shared by the threads' clones).
     checked: Arc<AtomicU64>,
@@ -61,11 +64,7 @@ impl Evaluator for Checked {
             assert_eq!(top.hash(), pos.hash(), "evaluated a position off the pushed path");
             self.checked.fetch_add(1, Ordering::Relaxed);
         }
-        assert_eq!(
-            score,
-            self.net.evaluate(pos),
-            "incremental and scratch evaluations differ"
-        );
+        assert_eq!(score, (self.scratch)(pos), "incremental and scratch evaluations differ");
         score
     }
 
@@ -120,11 +119,59 @@ fn is_legal(pos: &Position, best: Option<&GameMove>) -> bool {
 #[test]
 fn incremental_evaluation_equals_scratch_along_real_searches() {
     let net = network(11);
+    let scratch = Arc::clone(&net);
+    searches_check(nnue_eval(&net), Arc::new(move |pos: &Position| scratch.evaluate(pos)));
+}
+
+/// The linear model: random weights of a few tenths of a logit.
+fn linear_model(seed: u64) -> Arc<LinearNet> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut model = LinearModel::default();
+    model.weights.iter_mut().for_each(|w| *w = rng.random_range(-0.5..0.5));
+    model.bias = 0.05;
+    Arc::new(LinearNet::from_model(&model))
+}
+
+#[test]
+fn incremental_linear_evaluation_equals_scratch_along_real_searches() {
+    let model = linear_model(21);
+    let eval = Eval::new(EvalKind::Linear).with_linear(Arc::clone(&model));
+    assert!(eval.has_model(EvalKind::Linear));
+    searches_check(eval, Arc::new(move |pos: &Position| model.evaluate(pos)));
+}
+
+#[test]
+fn linear_searches_return_legal_moves_and_without_a_model_evaluate_as_full() {
+    let model = linear_model(22);
+    let mut searcher =
+        Searcher::with_evaluator(Eval::new(EvalKind::Linear).with_linear(Arc::clone(&model)), 8).unwrap();
+    searcher.set_threads(2);
+    let mut rng = StdRng::seed_from_u64(23);
+    for _ in 0..4 {
+        let pos = random_position(&mut rng, 30);
+        let limits = Limits {
+            depth: Some(5),
+            ..Limits::default()
+        };
+        let result = searcher.search(&pos, &limits, &Signals::default(), &mut ());
+        assert!(is_legal(&pos, result.best.as_ref()), "{pos:?}: {:?}", result.best);
+    }
+    let mut bare = Eval::new(EvalKind::Linear);
+    assert!(!bare.has_model(EvalKind::Linear));
+    let mut full = Eval::new(EvalKind::Full);
+    for _ in 0..20 {
+        let pos = random_position(&mut rng, 30);
+        assert_eq!(bare.evaluate(&pos), full.evaluate(&pos));
+    }
+}
+
+/// Searches random positions with `inner` wrapped in [`Checked`].
+fn searches_check(inner: Eval, scratch: Arc<dyn Fn(&Position) -> i32 + Send + Sync>) {
     let checked = Arc::new(AtomicU64::new(0));
     let pushes = Arc::new(AtomicU64::new(0));
     let eval = Checked {
-        inner: nnue_eval(&net),
-        net: Arc::clone(&net),
+        inner,
+        scratch,
         path: Vec::new(),
         checked: Arc::clone(&checked),
         pushes: Arc::clone(&pushes),

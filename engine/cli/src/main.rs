@@ -9,7 +9,7 @@
 //! diagnostics go to stderr only.
 
 use anyhow::{Context, Result, bail};
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use crossbeam_channel::Receiver;
 use leaper::eval::{DEFAULT_KIND, Eval, EvalKind, Weights};
 use leaper::server::codecup::{self, CodeCupConfig};
@@ -34,6 +34,26 @@ struct Cli {
     /// Without one, the first input line picks the protocol.
     #[command(subcommand)]
     command: Option<Command>,
+    /// For a CodeCup game chosen by the first line.
+    #[command(flatten)]
+    game: GameSeed,
+}
+
+/// The seed of a CodeCup game, defined once for `leaper` and `leaper
+/// codecup`.
+#[derive(Args, Debug, Clone, Copy)]
+struct GameSeed {
+    /// Seed of a CodeCup game's random choices (Red's setup among the book's best); default: drawn from the system's entropy, and logged, so that every game differs. Give the logged seed to replay a game.
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+impl GameSeed {
+    /// The seed given, or a fresh one from the operating system's entropy
+    /// (read here, in the binary: the library takes the seed as a value).
+    fn resolve(self) -> u64 {
+        self.seed.unwrap_or_else(rand::random)
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -45,15 +65,20 @@ enum Command {
         /// The whole game's thinking time, ms.
         #[arg(long, default_value_t = 30_000)]
         time_ms: u64,
+        #[command(flatten)]
+        game: GameSeed,
     },
     /// Search the bench positions to a fixed depth; the last line is `<nodes> nodes <nps> nps`.
     Bench {
         /// Search depth, plies.
         #[arg(long, default_value_t = leaper::server::bench::DEFAULT_DEPTH)]
         depth: u32,
-        /// Evaluation to search with: material, psq, full or nnue (default: the engine's, full).
+        /// Evaluation to search with: material, psq, full, nnue or linear (default: the engine's, full).
         #[arg(long, value_parser = eval_cli::parse_kind)]
         eval: Option<EvalKind>,
+        /// A network or linear model file for nnue or linear (as the UCI option EvalFile).
+        #[arg(long, value_name = "FILE")]
+        eval_file: Option<PathBuf>,
     },
     /// Measure how fast the engine, run as a process over pipes, answers `stop` during `go infinite`.
     BenchStop {
@@ -132,15 +157,23 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     let Some(command) = cli.command else {
-        return serve(None);
+        return serve(None, cli.game);
     };
     match command {
-        Command::Uci => serve(Some(Protocol::Uci)),
-        Command::Codecup { time_ms } => {
-            codecup_mode(None, &input_lines(), Duration::from_millis(time_ms))?;
+        Command::Uci => serve(Some(Protocol::Uci), cli.game),
+        Command::Codecup { time_ms, game } => {
+            codecup_mode(None, &input_lines(), Duration::from_millis(time_ms), game)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Bench { depth, eval } => bench_command(depth, &engine_eval(eval.unwrap_or(DEFAULT_KIND))),
+        Command::Bench { depth, eval, eval_file } => {
+            let mut engine = engine_eval(eval.unwrap_or(DEFAULT_KIND));
+            if let Some(path) = eval_file {
+                let model = leaper_nnue::EvalModel::load(&path)
+                    .with_context(|| format!("cannot load the evaluation file {}", path.display()))?;
+                engine = engine.with_model(model).0;
+            }
+            bench_command(depth, &engine)
+        }
         Command::BenchStop { runs, think_ms } => bench_stop(runs, Duration::from_millis(think_ms)),
         Command::Perft { depth, moves, fen } => perft_command(depth, &moves, fen.as_deref()),
         Command::Replay { files } => replay_command(&files),
@@ -171,8 +204,9 @@ fn input_lines() -> Receiver<io::Result<Line>> {
     rx
 }
 
-/// Runs the engine server: `protocol` forced, or chosen by the first line.
-fn serve(protocol: Option<Protocol>) -> Result<ExitCode> {
+/// Runs the engine server: `protocol` forced, or chosen by the first line
+/// (`game` seeds a CodeCup game).
+fn serve(protocol: Option<Protocol>, game: GameSeed) -> Result<ExitCode> {
     let lines = input_lines();
     let mut first = None;
     let protocol = match protocol {
@@ -193,7 +227,7 @@ fn serve(protocol: Option<Protocol>) -> Result<ExitCode> {
     };
     match protocol {
         Protocol::Uci => uci_mode(first, &lines)?,
-        Protocol::CodeCup => codecup_mode(first, &lines, Duration::from_secs(30))?,
+        Protocol::CodeCup => codecup_mode(first, &lines, Duration::from_secs(30), game)?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -223,9 +257,18 @@ fn uci_mode(first: Option<Line>, lines: &Receiver<io::Result<Line>>) -> Result<(
     Ok(())
 }
 
-fn codecup_mode(first: Option<Line>, lines: &Receiver<io::Result<Line>>, budget: Duration) -> Result<()> {
+fn codecup_mode(
+    first: Option<Line>,
+    lines: &Receiver<io::Result<Line>>,
+    budget: Duration,
+    game: GameSeed,
+) -> Result<()> {
+    let seed = game.resolve();
+    // Logged first, so that a game can be replayed with `--seed`.
+    eprintln!("leaper: codecup game, seed {seed}");
     let config = CodeCupConfig {
         budget,
+        seed,
         eval: engine_eval(DEFAULT_KIND),
         ..CodeCupConfig::default()
     };

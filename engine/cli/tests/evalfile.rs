@@ -118,3 +118,78 @@ fn a_bad_network_file_is_named_and_the_previous_network_stays() {
 
     search_is_legal(&mut engine);
 }
+
+/// `Eval linear` needs a linear model file: asked for before one is
+/// loaded it is refused with the reason (the evaluation stays); after
+/// `EvalFile` names a linear model it searches legally.
+#[test]
+fn linear_searches_with_a_loaded_linear_model() {
+    let mut engine = uci_engine();
+    engine.send("setoption name Eval value linear");
+    let lines = engine.sync();
+    assert!(
+        lines.len() == 1 && lines[0].starts_with("info string error") && lines[0].contains("linear"),
+        "{lines:?}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("model.linear");
+    let mut model = leaper_nnue::train::LinearModel::default();
+    let mut rng = StdRng::seed_from_u64(9);
+    model
+        .weights
+        .iter_mut()
+        .for_each(|w| *w = rand::Rng::random_range(&mut rng, -0.5..0.5));
+    leaper_nnue::LinearNet::from_model(&model).save(&path).unwrap();
+    engine.send(&format!("setoption name EvalFile value {}", path.display()));
+    assert_eq!(engine.sync(), Vec::<String>::new());
+    engine.send("setoption name Eval value linear");
+    assert_eq!(engine.sync(), Vec::<String>::new());
+    search_is_legal(&mut engine);
+    engine.send("quit");
+    assert!(engine.wait().success());
+}
+
+/// `leaper bench --eval linear --eval-file FILE` searches with the loaded
+/// model: the same count twice, another than without the file (where
+/// linear evaluates as full); a file that does not load is named.
+#[test]
+fn bench_takes_an_evaluation_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("model.linear");
+    let mut model = leaper_nnue::train::LinearModel::default();
+    let mut rng = StdRng::seed_from_u64(10);
+    model
+        .weights
+        .iter_mut()
+        .for_each(|w| *w = rand::Rng::random_range(&mut rng, -0.5..0.5));
+    leaper_nnue::LinearNet::from_model(&model).save(&path).unwrap();
+    let bench = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_leaper"))
+            .args(["bench", "--depth", "4"])
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let nodes = |stdout: &str| {
+        stdout
+            .lines()
+            .last()
+            .and_then(|l| l.split_whitespace().next())
+            .map(str::to_string)
+    };
+    let file = path.to_str().unwrap();
+    let (ok, a, err) = bench(&["--eval", "linear", "--eval-file", file]);
+    assert!(ok, "{err}");
+    let (_, b, _) = bench(&["--eval", "linear", "--eval-file", file]);
+    let (_, full, _) = bench(&["--eval", "full"]);
+    assert_eq!(nodes(&a), nodes(&b));
+    assert_ne!(nodes(&a), nodes(&full), "the loaded model is not used");
+    let (ok, _, err) = bench(&["--eval", "linear", "--eval-file", "/nonexistent/x.linear"]);
+    assert!(!ok && err.contains("x.linear"), "{err}");
+}

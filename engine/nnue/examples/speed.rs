@@ -102,13 +102,13 @@ fn main() {
             for ply in &game.plies {
                 let before = &ply.played.0;
                 for (mv, after) in &ply.tries {
-                    stack.push(&net, before, *mv, after);
+                    stack.push(before, *mv, after);
                     checksum += i64::from(stack.evaluate(&net, black_box(after)));
                     stack.pop();
                     steps += 1;
                 }
                 let (before, mv, after) = &ply.played;
-                stack.push(&net, before, *mv, after);
+                stack.push(before, *mv, after);
             }
         }
     }

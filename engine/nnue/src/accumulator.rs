@@ -7,26 +7,81 @@
 //! `push_null()` after a null move, `pop()` on unmake, `evaluate(pos)` at
 //! any node. Popping needs no arithmetic: the parent's entry is still
 //! there.
+//!
+//! The updates are lazy: `push` only records what the move changes (the
+//! features that leave and enter, or that a perspective's frame changed)
+//! and the arithmetic is done when a position is evaluated, walking back
+//! to the nearest entry that is computed and applying the recorded changes
+//! forward. Many searched nodes are never evaluated (hash cuts, finished
+//! games, a wazir that can be taken at once, the children of cut-offs), and
+//! those then cost no accumulator work at all. A refresh recorded on the
+//! way back is done on the evaluated position itself, from scratch, since
+//! the positions in between are no longer at hand (and one refresh is
+//! cheaper than a refresh plus updates).
+//!
+//! The same machinery serves every model that sums per-feature rows: the
+//! network ([`QuantNetwork`], a row of [`L1`] per feature) and the linear
+//! model ([`crate::LinearNet`], one number per feature), through
+//! [`Incremental`].
 
 use crate::features::{FeatureDelta, Frame, active_features, move_delta};
 use crate::network::{L1, QuantNetwork};
 use leaper_rules::{Color, Move, Position};
 
+/// A model whose first stage is a sum over the active features of one
+/// perspective, kept incrementally by [`AccumulatorStack`].
+pub trait Incremental: Clone + std::fmt::Debug + PartialEq + Eq {
+    /// One perspective's sum.
+    type Values: Clone + std::fmt::Debug + PartialEq + Eq;
+    /// A sum to be overwritten.
+    fn zero() -> Self::Values;
+    /// The sum of a feature list, from scratch.
+    fn refresh(&self, features: &[u16], acc: &mut Self::Values);
+    /// `src` changed by a delta, into `dst`.
+    fn update_from(&self, src: &Self::Values, dst: &mut Self::Values, removed: &[u16], added: &[u16]);
+    /// The evaluation (logit x 10,000 for the side to move) from the side
+    /// to move's and the other side's sums.
+    fn output(&self, stm: &Self::Values, opp: &Self::Values) -> i32;
+}
+
+impl Incremental for QuantNetwork {
+    type Values = [i16; L1];
+
+    fn zero() -> [i16; L1] {
+        [0; L1]
+    }
+
+    #[inline]
+    fn refresh(&self, features: &[u16], acc: &mut [i16; L1]) {
+        QuantNetwork::refresh(self, features, acc);
+    }
+
+    #[inline]
+    fn update_from(&self, src: &[i16; L1], dst: &mut [i16; L1], removed: &[u16], added: &[u16]) {
+        QuantNetwork::update_from(self, src, dst, removed, added);
+    }
+
+    #[inline]
+    fn output(&self, stm: &[i16; L1], opp: &[i16; L1]) -> i32 {
+        QuantNetwork::output(self, stm, opp)
+    }
+}
+
 /// Both perspectives' accumulators of one position, indexed by colour,
 /// with the frames they were computed in.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Accumulator {
+pub struct Accumulator<N: Incremental = QuantNetwork> {
     /// Red's and Blue's accumulators.
-    pub values: [[i16; L1]; 2],
+    pub values: [N::Values; 2],
     /// Red's and Blue's frames.
     pub frames: [Frame; 2],
 }
 
-impl Accumulator {
+impl<N: Incremental> Accumulator<N> {
     /// Both accumulators computed from scratch.
-    pub fn refresh(net: &QuantNetwork, pos: &Position) -> Accumulator {
+    pub fn refresh(net: &N, pos: &Position) -> Accumulator<N> {
         let mut acc = Accumulator {
-            values: [[0; L1]; 2],
+            values: [N::zero(), N::zero()],
             frames: [Frame::default(); 2],
         };
         for color in Color::ALL {
@@ -35,30 +90,48 @@ impl Accumulator {
         acc
     }
 
-    fn refresh_side(&mut self, net: &QuantNetwork, pos: &Position, color: Color) {
+    fn refresh_side(&mut self, net: &N, pos: &Position, color: Color) {
         let (frame, list) = active_features(pos, color);
         net.refresh(list.as_slice(), &mut self.values[color.index()]);
         self.frames[color.index()] = frame;
     }
 }
 
+/// One ply of the path: the accumulators (valid per perspective where
+/// `computed` says so), and how each perspective's features changed from
+/// the parent's.
+#[derive(Clone, Debug)]
+struct Entry<N: Incremental> {
+    acc: Accumulator<N>,
+    computed: [bool; 2],
+    delta: [FeatureDelta; 2],
+}
+
+/// The change a null move makes: none.
+const NO_CHANGE: FeatureDelta = FeatureDelta::Update {
+    removed: [0; 2],
+    removed_len: 0,
+    added: [0; 2],
+    added_len: 0,
+};
+
 /// A stack of accumulators, one per ply of the current search path. Its
 /// storage grows to the deepest ply reached and is then reused.
 #[derive(Clone, Debug)]
-pub struct AccumulatorStack {
-    entries: Vec<Accumulator>,
+pub struct AccumulatorStack<N: Incremental = QuantNetwork> {
+    entries: Vec<Entry<N>>,
     len: usize,
 }
 
-impl Default for AccumulatorStack {
+impl<N: Incremental> Default for AccumulatorStack<N> {
     fn default() -> Self {
         AccumulatorStack::new()
     }
 }
 
-impl AccumulatorStack {
+impl<N: Incremental> AccumulatorStack<N> {
     /// An empty stack; call [`AccumulatorStack::reset`] before use.
-    pub fn new() -> AccumulatorStack {
+    pub fn new() -> AccumulatorStack<N> {
         AccumulatorStack {
             entries: Vec::with_capacity(128),
             len: 0,
@@ -66,8 +139,12 @@ impl AccumulatorStack {
     }
 
     /// Starts a new path at `pos` (the root), computed from scratch.
-    pub fn reset(&mut self, net: &QuantNetwork, pos: &Position) {
-        let root = Accumulator::refresh(net, pos);
+    pub fn reset(&mut self, net: &N, pos: &Position) {
+        let root = Entry {
+            acc: Accumulator::refresh(net, pos),
+            computed: [true; 2],
+            delta: [NO_CHANGE; 2],
+        };
         if self.entries.is_empty() {
             self.entries.push(root);
         } else {
@@ -81,47 +158,51 @@ impl AccumulatorStack {
         self.len
     }
 
-    /// The accumulator of the current position.
+    /// The accumulator of the current position, brought up to date first
+    /// (`pos` must be the current position).
     ///
     /// # Panics
     /// Before the first [`AccumulatorStack::reset`].
-    pub fn current(&self) -> &Accumulator {
-        &self.entries[self.len - 1]
+    pub fn current(&mut self, net: &N, pos: &Position) -> &Accumulator<N> {
+        for color in Color::ALL {
+            self.compute(net, pos, color);
+        }
+        &self.entries[self.len - 1].acc
     }
 
-    /// A new entry for the next ply, returned with its parent.
-    fn next_entry(&mut self) -> (&Accumulator, &mut Accumulator) {
+    /// Records the change of a new ply: the next entry's frames and deltas,
+    /// nothing computed yet.
+    fn push_entry(&mut self, delta: impl Fn(Color, Frame) -> FeatureDelta) {
         debug_assert!(self.len > 0, "push before reset");
         if self.len == self.entries.len() {
             let copy = self.entries[self.len - 1].clone();
             self.entries.push(copy);
         }
         let (head, tail) = self.entries.split_at_mut(self.len);
+        let (parent, child) = (&head[head.len() - 1], &mut tail[0]);
+        for color in Color::ALL {
+            let i = color.index();
+            let d = delta(color, parent.acc.frames[i]);
+            child.acc.frames[i] = match d {
+                FeatureDelta::Refresh(frame) => frame,
+                FeatureDelta::Update { .. } => parent.acc.frames[i],
+            };
+            child.delta[i] = d;
+            child.computed[i] = false;
+        }
         self.len += 1;
-        (&head[head.len() - 1], &mut tail[0])
     }
 
     /// Records the move `mv` that took `before` (the current position) to
-    /// `after`.
-    pub fn push(&mut self, net: &QuantNetwork, before: &Position, mv: Move, after: &Position) {
-        let (parent, child) = self.next_entry();
-        for color in Color::ALL {
-            let i = color.index();
-            match move_delta(before, mv, after, color, parent.frames[i]) {
-                FeatureDelta::Refresh(_) => child.refresh_side(net, after, color),
-                delta => {
-                    net.update_from(&parent.values[i], &mut child.values[i], delta.removed(), delta.added());
-                    child.frames[i] = parent.frames[i];
-                }
-            }
-        }
+    /// `after`. The arithmetic waits until a position is evaluated.
+    pub fn push(&mut self, before: &Position, mv: Move, after: &Position) {
+        self.push_entry(|color, frame| move_delta(before, mv, after, color, frame));
     }
 
     /// Records a null move (the side to move passes): the features, which
     /// are relative to each colour, do not change.
     pub fn push_null(&mut self) {
-        let (parent, child) = self.next_entry();
-        child.clone_from(parent);
+        self.push_entry(|_, _| NO_CHANGE);
     }
 
     /// Goes back one ply (unmake). The root is never popped.
@@ -132,10 +213,40 @@ impl AccumulatorStack {
         }
     }
 
+    /// Brings `color`'s accumulator of the current position (`pos`) up to
+    /// date: from the nearest computed entry below by the recorded changes,
+    /// or from scratch when a refresh comes first.
+    fn compute(&mut self, net: &N, pos: &Position, color: Color) {
+        let i = color.index();
+        let top = self.len - 1;
+        let mut k = top;
+        while !self.entries[k].computed[i] {
+            if let FeatureDelta::Refresh(_) = self.entries[k].delta[i] {
+                // The root is computed, so a refresh is found only above it.
+                self.entries[top].acc.refresh_side(net, pos, color);
+                self.entries[top].computed[i] = true;
+                return;
+            }
+            k -= 1;
+        }
+        for j in k + 1..=top {
+            let (head, tail) = self.entries.split_at_mut(j);
+            let (parent, child) = (&head[j - 1], &mut tail[0]);
+            let delta = &child.delta[i];
+            net.update_from(
+                &parent.acc.values[i],
+                &mut child.acc.values[i],
+                delta.removed(),
+                delta.added(),
+            );
+            child.computed[i] = true;
+        }
+    }
+
     /// The evaluation of `pos`, the current position: logit x 10,000 for
     /// the side to move.
-    pub fn evaluate(&self, net: &QuantNetwork, pos: &Position) -> i32 {
-        let acc = self.current();
+    pub fn evaluate(&mut self, net: &N, pos: &Position) -> i32 {
+        let acc = self.current(net, pos);
         let us = pos.turn();
         net.output(&acc.values[us.index()], &acc.values[(!us).index()])
     }

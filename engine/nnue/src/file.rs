@@ -47,7 +47,9 @@ pub enum NetFileError {
     #[error("network file is {0} bytes long, shorter than its {HEADER_LEN}-byte header")]
     TooShort(usize),
     /// Not our file.
-    #[error("not a leaper network file: magic {found:?}, expected \"LEAPNNUE\"")]
+    #[error(
+        "not a leaper network file: magic {found:?}, expected \"LEAPNNUE\" (a network) or \"LEAPLINR\" (a linear model)"
+    )]
     BadMagic {
         /// The first eight bytes.
         found: [u8; 8],
@@ -98,13 +100,23 @@ pub enum NetFileError {
         /// The bound.
         bound: i16,
     },
+    /// A linear model's weight outside the range the trainer clips to.
+    #[error("linear model file weight[{index}] = {value} is outside +-{bound}")]
+    LinearWeightRange {
+        /// Its index (the last is the bias).
+        index: usize,
+        /// Its value.
+        value: i32,
+        /// The bound.
+        bound: i32,
+    },
 }
 
 const fn payload_len() -> usize {
     2 * (NUM_FEATURES * L1 + L1 + L2 * L1X2 + L3 * L2 + L3) + 4 * (L2 + L3 + 1)
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -220,6 +232,7 @@ impl QuantNetwork {
         let mut b4 = [0i32];
         reader.i32s(&mut b4);
         net.b4 = b4[0];
+        net.pack();
 
         for (layer, values) in [("w1", net.w1.as_flattened()), ("b1", &net.b1[..])] {
             if let Some((index, &value)) = values

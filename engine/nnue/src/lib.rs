@@ -9,18 +9,23 @@
 //!   sparse input -> accumulator per perspective -> clipped ReLU -> two
 //!   small dense layers -> one output in logit units x 10,000 for the side
 //!   to move.
-//! - [`AccumulatorStack`]: incremental accumulators along a search path.
+//! - [`LinearNet`]: the linear model over the same features (stage A),
+//!   its own file kind, and [`EvalModel`] to load either file.
+//! - [`AccumulatorStack`]: incremental accumulators along a search path,
+//!   for any [`Incremental`] model.
 //! - [`train`]: the trainer core (stage A linear, stage B the network).
 
 mod accumulator;
 pub mod features;
 mod file;
+mod linear;
 mod network;
 pub mod train;
 
-pub use accumulator::{Accumulator, AccumulatorStack};
+pub use accumulator::{Accumulator, AccumulatorStack, Incremental};
 pub use features::{
     FeatureDelta, FeatureList, Frame, MAX_ACTIVE, NUM_FEATURES, Transform, active_features, move_delta,
 };
 pub use file::{FEATURE_SET_VERSION, FORMAT_VERSION, MAGIC, NetFileError};
+pub use linear::{EvalModel, LINEAR_CLIP, LINEAR_FORMAT_VERSION, LINEAR_MAGIC, LinearNet};
 pub use network::{Activations, DENSE_CLIP, EVAL_SCALE, FloatNetwork, L1, L2, L3, QA, QB, QH, QuantNetwork, W1_CLIP};

@@ -37,12 +37,16 @@ pub struct Sample {
     pub opp: FeatureList,
     /// The target expected score of the side to move, in [0, 1].
     pub target: f32,
+    /// The game it came from: positions of one game are alike, so the
+    /// validation set is made of whole games (see [`Trainer::new`]).
+    pub game: u64,
 }
 
 impl Sample {
     /// The sample of a position scored `score` (logit x 10,000 for the side
     /// to move) in a game whose result for the side to move was `result`
-    /// (1 win, 0.5 draw, 0 loss), with result weight `lambda`.
+    /// (1 win, 0.5 draw, 0 loss), with result weight `lambda`; its game is
+    /// 0 until [`Sample::in_game`] says otherwise.
     pub fn new(pos: &Position, score: i32, result: f32, lambda: f32) -> Sample {
         let logit = score as f32 / EVAL_SCALE as f32;
         let target = (1.0 - lambda) * sigmoid(logit) + lambda * result.clamp(0.0, 1.0);
@@ -50,21 +54,28 @@ impl Sample {
             stm: active_features(pos, pos.turn()).1,
             opp: active_features(pos, !pos.turn()).1,
             target,
+            game: 0,
         }
+    }
+
+    /// The same sample, from game `game`.
+    pub fn in_game(self, game: u64) -> Sample {
+        Sample { game, ..self }
     }
 }
 
 /// Samples from the trainer's input: `(position, score in logit x 10,000,
-/// result in [0, 1], ply)` for the side to move. Finished games (a wazir
-/// captured) carry no evaluation and are skipped.
+/// result in [0, 1], game)` for the side to move, where `game` tells the
+/// games apart (across files too). Finished games (a wazir captured) carry
+/// no evaluation and are skipped.
 pub fn samples_from<I>(records: I, lambda: f32) -> Vec<Sample>
 where
-    I: IntoIterator<Item = (Position, i32, f32, u32)>,
+    I: IntoIterator<Item = (Position, i32, f32, u64)>,
 {
     records
         .into_iter()
         .filter(|(pos, ..)| pos.terminal().is_none())
-        .map(|(pos, score, result, _ply)| Sample::new(&pos, score, result, lambda))
+        .map(|(pos, score, result, game)| Sample::new(&pos, score, result, lambda).in_game(game))
         .collect()
 }
 
@@ -160,7 +171,9 @@ impl Model for LinearModel {
     }
 
     fn clip(&mut self) {
-        self.weights.iter_mut().for_each(|w| *w = w.clamp(-8.0, 8.0));
+        let bound = crate::LINEAR_CLIP;
+        self.weights.iter_mut().for_each(|w| *w = w.clamp(-bound, bound));
+        self.bias = self.bias.clamp(-bound, bound);
     }
 }
 
@@ -270,6 +283,10 @@ impl Model for FloatNetwork {
     }
 }
 
+/// The default step size factor per epoch: over ten epochs the step falls
+/// to about a seventh.
+pub const DEFAULT_LR_DECAY: f32 = 0.8;
+
 /// The trainer's settings.
 #[derive(Clone, Debug)]
 pub struct TrainConfig {
@@ -277,16 +294,19 @@ pub struct TrainConfig {
     pub epochs: u32,
     /// Samples per minibatch.
     pub batch_size: usize,
-    /// Adam's step size.
+    /// Adam's step size in the first epoch.
     pub learning_rate: f32,
+    /// The step size's factor per epoch: epoch `e` (0-based) steps by
+    /// `learning_rate * lr_decay^e`, large steps first and fine ones last.
+    pub lr_decay: f32,
     /// Adam's first-moment decay.
     pub beta1: f32,
     /// Adam's second-moment decay.
     pub beta2: f32,
     /// Worker threads for the gradient and the validation loss.
     pub threads: usize,
-    /// The share of samples held out for validation (the last ones after a
-    /// seeded shuffle).
+    /// The share of samples held out for validation: whole games, drawn
+    /// by a seeded shuffle of the games.
     pub validation_fraction: f32,
     /// Seeds the split and every epoch's order.
     pub seed: u64,
@@ -300,6 +320,7 @@ impl Default for TrainConfig {
             epochs: 10,
             batch_size: 4096,
             learning_rate: 1e-3,
+            lr_decay: DEFAULT_LR_DECAY,
             beta1: 0.9,
             beta2: 0.999,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -321,6 +342,8 @@ pub struct EpochReport {
     pub validation_loss: f32,
     /// Training samples per second.
     pub samples_per_second: f64,
+    /// The step size of the epoch.
+    pub learning_rate: f32,
 }
 
 /// Adam's state: first and second moments per tensor, and the step count.
@@ -343,10 +366,18 @@ impl Adam {
         }
     }
 
-    fn update(&mut self, params: &mut [f32], grad: &[f32], t: usize, range: std::ops::Range<usize>, cfg: &TrainConfig) {
+    fn update(
+        &mut self,
+        params: &mut [f32],
+        grad: &[f32],
+        t: usize,
+        range: std::ops::Range<usize>,
+        cfg: &TrainConfig,
+        step_size: f32,
+    ) {
         let bc1 = 1.0 - cfg.beta1.powi(self.step.min(1 << 20) as i32);
         let bc2 = 1.0 - cfg.beta2.powi(self.step.min(1 << 20) as i32);
-        let lr = cfg.learning_rate * bc2.sqrt() / bc1;
+        let lr = step_size * bc2.sqrt() / bc1;
         let (m, v) = (&mut self.m[t][range.clone()], &mut self.v[t][range.clone()]);
         for (((p, g), m), v) in params[range.clone()].iter_mut().zip(&grad[range]).zip(m).zip(v) {
             *m = cfg.beta1 * *m + (1.0 - cfg.beta1) * g;
@@ -450,17 +481,38 @@ pub struct Trainer<M: Model> {
 
 impl<M: Model> Trainer<M> {
     /// A trainer for `model` on `samples`, split into training and
-    /// validation sets by a shuffle seeded with `config.seed`.
-    pub fn new(model: M, mut samples: Vec<Sample>, config: TrainConfig) -> Trainer<M> {
-        samples.shuffle(&mut StdRng::seed_from_u64(config.seed));
-        let held = ((samples.len() as f32 * config.validation_fraction).round() as usize).min(samples.len());
-        let validation = samples.split_off(samples.len() - held);
+    /// validation sets by game: the games (by [`Sample::game`]) in an
+    /// order shuffled with `config.seed` go to validation until it holds
+    /// `config.validation_fraction` of the samples, so no game has
+    /// positions on both sides (its positions are alike, and a validation
+    /// loss over seen games would reward learning the games). At least one
+    /// game stays for training.
+    pub fn new(model: M, samples: Vec<Sample>, config: TrainConfig) -> Trainer<M> {
+        let mut per_game: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
+        for s in &samples {
+            *per_game.entry(s.game).or_default() += 1;
+        }
+        let mut games: Vec<(u64, usize)> = per_game.into_iter().collect();
+        games.sort_unstable();
+        games.shuffle(&mut StdRng::seed_from_u64(config.seed));
+        let wanted = (samples.len() as f32 * config.validation_fraction).round() as usize;
+        let mut held_games = std::collections::HashSet::new();
+        let mut held = 0;
+        for &(game, n) in games.iter().skip(1) {
+            if held >= wanted {
+                break;
+            }
+            held_games.insert(game);
+            held += n;
+        }
+        let (validation, train): (Vec<Sample>, Vec<Sample>) =
+            samples.into_iter().partition(|s| held_games.contains(&s.game));
         Trainer {
             adam: Adam::new(&model),
             model,
             epoch: 0,
             config,
-            train: samples,
+            train,
             validation,
         }
     }
@@ -468,6 +520,16 @@ impl<M: Model> Trainer<M> {
     /// The held-out samples.
     pub fn validation(&self) -> &[Sample] {
         &self.validation
+    }
+
+    /// The training samples.
+    pub fn training(&self) -> &[Sample] {
+        &self.train
+    }
+
+    /// The step size of epoch `epoch` (0-based).
+    pub fn learning_rate(&self, epoch: u32) -> f32 {
+        self.config.learning_rate * self.config.lr_decay.powi(epoch.min(1 << 16) as i32)
     }
 
     /// Mean loss on the held-out samples.
@@ -502,6 +564,7 @@ impl<M: Model> Trainer<M> {
         ));
         let mut grads: Vec<Grad> = (0..threads).map(|_| Grad::new(&self.model)).collect();
         let (mut loss_sum, mut n) = (0f64, 0usize);
+        let step_size = self.learning_rate(self.epoch);
         for batch in order.chunks(self.config.batch_size.max(1)) {
             let per = batch.len().div_ceil(threads);
             let (model, train) = (&self.model, &self.train);
@@ -520,20 +583,22 @@ impl<M: Model> Trainer<M> {
             }
             loss_sum += first[0].loss;
             n += batch.len();
-            self.apply(&mut first[0], batch.len());
+            self.apply(&mut first[0], batch.len(), step_size);
         }
         self.epoch += 1;
+        let samples_per_second = n as f64 / start.elapsed().as_secs_f64().max(1e-9);
         EpochReport {
             epoch: self.epoch,
             train_loss: (loss_sum / n.max(1) as f64) as f32,
             validation_loss: self.validation_loss(),
-            samples_per_second: n as f64 / start.elapsed().as_secs_f64().max(1e-9),
+            samples_per_second,
+            learning_rate: step_size,
         }
     }
 
     /// One Adam step with the summed gradient of `len` samples, then the
     /// clip; clears the gradient.
-    fn apply(&mut self, grad: &mut Grad, len: usize) {
+    fn apply(&mut self, grad: &mut Grad, len: usize, step_size: f32) {
         let scale = 1.0 / len.max(1) as f32;
         self.adam.step += 1;
         let cfg = self.config.clone();
@@ -543,13 +608,13 @@ impl<M: Model> Trainer<M> {
                 for &f in &grad.touched {
                     let r = f as usize * M::ROW..(f as usize + 1) * M::ROW;
                     g[r.clone()].iter_mut().for_each(|x| *x *= scale);
-                    self.adam.update(p, g, 0, r.clone(), &cfg);
+                    self.adam.update(p, g, 0, r.clone(), &cfg, step_size);
                     g[r].iter_mut().for_each(|x| *x = 0.0);
                     grad.marked[f as usize] = false;
                 }
             } else {
                 g.iter_mut().for_each(|x| *x *= scale);
-                self.adam.update(p, g, t, 0..g.len(), &cfg);
+                self.adam.update(p, g, t, 0..g.len(), &cfg, step_size);
                 g.iter_mut().for_each(|x| *x = 0.0);
             }
         }
@@ -657,6 +722,18 @@ impl Trainer<FloatNetwork> {
     /// The file system's error.
     pub fn export(&self, path: &Path) -> Result<QuantNetwork, crate::NetFileError> {
         let net = self.model.quantize();
+        net.save(path)?;
+        Ok(net)
+    }
+}
+
+impl Trainer<LinearModel> {
+    /// The integer linear model of the current weights, written to `path`.
+    ///
+    /// # Errors
+    /// The file system's error.
+    pub fn export(&self, path: &Path) -> Result<crate::LinearNet, crate::NetFileError> {
+        let net = crate::LinearNet::from_model(&self.model);
         net.save(path)?;
         Ok(net)
     }

@@ -79,7 +79,7 @@ fn incremental_accumulators_equal_a_full_refresh_after_random_games() {
             count_kind(before, mv, &mut kinds);
             // A side trip down a few random plies and back, as a search does.
             if i % 5 == 0 {
-                let saved = stack.current().clone();
+                let saved = stack.current(&net, before).clone();
                 let mut path = vec![before.clone()];
                 for _ in 0..4 {
                     let Some(m) = random_move(path.last().unwrap_or(before), &mut rng) else {
@@ -87,8 +87,8 @@ fn incremental_accumulators_equal_a_full_refresh_after_random_games() {
                     };
                     let from = path.last().cloned().unwrap_or_else(|| before.clone());
                     let to = from.after(m);
-                    stack.push(&net, &from, m, &to);
-                    assert_eq!(*stack.current(), Accumulator::refresh(&net, &to));
+                    stack.push(&from, m, &to);
+                    assert_eq!(*stack.current(&net, &to), Accumulator::refresh(&net, &to));
                     path.push(to);
                 }
                 stack.push_null();
@@ -97,21 +97,70 @@ fn incremental_accumulators_equal_a_full_refresh_after_random_games() {
                     stack.pop();
                 }
                 assert_eq!(
-                    *stack.current(),
+                    *stack.current(&net, before),
                     saved,
                     "seed {seed} ply {i}: popping restores the parent"
                 );
                 side_trips += 1;
             }
-            stack.push(&net, before, mv, after);
+            stack.push(before, mv, after);
             let scratch = Accumulator::refresh(&net, after);
-            assert_eq!(*stack.current(), scratch, "seed {seed} ply {i}: {after:?} after {mv:?}");
+            assert_eq!(
+                *stack.current(&net, after),
+                scratch,
+                "seed {seed} ply {i}: {after:?} after {mv:?}"
+            );
             assert_eq!(stack.evaluate(&net, after), net.evaluate(after));
         }
         assert_eq!(stack.depth(), moves.len() + 1);
     }
     eprintln!("{kinds:?}, {side_trips} side trips");
     assert!(kinds.drops > 300 && kinds.captures > 300 && kinds.wazir_moves > 300 && kinds.wazir_captures > 30);
+}
+
+/// The lazy path: pushes that are never evaluated cost nothing and leave
+/// the entries uncomputed; evaluating deep down applies the recorded
+/// changes (or a recorded refresh) at once, and evaluating again after
+/// popping back to a skipped ply computes that ply correctly too.
+#[test]
+fn lazy_accumulators_equal_a_full_refresh_when_evaluated_late() {
+    let (_, net) = random_nets(12);
+    let mut stack = AccumulatorStack::new();
+    let mut rng = StdRng::seed_from_u64(5);
+    let (mut checked, mut refreshes_skipped) = (0, 0);
+    for seed in 0..60 {
+        let (positions, _) = random_game(3000 + seed);
+        for start in (0..positions.len().saturating_sub(1)).step_by(7) {
+            stack.reset(&net, &positions[start]);
+            // Down a random path of up to 8 plies without evaluating.
+            let mut path = vec![positions[start].clone()];
+            for _ in 0..8 {
+                let from = path.last().cloned().unwrap_or_else(|| positions[start].clone());
+                let Some(m) = random_move(&from, &mut rng) else {
+                    break;
+                };
+                let to = from.after(m);
+                if from.wazir(from.turn()) != to.wazir(from.turn()) {
+                    refreshes_skipped += 1;
+                }
+                stack.push(&from, m, &to);
+                path.push(to);
+            }
+            // Evaluate at the leaf, then at every ply on the way back up.
+            while let Some(pos) = path.pop() {
+                assert_eq!(*stack.current(&net, &pos), Accumulator::refresh(&net, &pos));
+                assert_eq!(stack.evaluate(&net, &pos), net.evaluate(&pos));
+                checked += 1;
+                if !path.is_empty() {
+                    stack.pop();
+                }
+            }
+        }
+    }
+    assert!(
+        checked > 1000 && refreshes_skipped > 100,
+        "{checked} checked, {refreshes_skipped} wazir moves"
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! features (`features`) and its weights and their file (`weights`). The
 //! tools that fit the weights live in the `leaper-train` crate.
 //!
-//! Four evaluations sit behind the one type, chosen by [`EvalKind`]:
+//! Five evaluations sit behind the one type, chosen by [`EvalKind`]:
 //! `material` (the search's plain count), `psq` (the published piece-square
 //! model of seed 000: 50 piece-square and 30 hand weights and a tempo) and
 //! `full` (the same terms refitted with 70 features about the enemy wazir,
@@ -12,7 +12,10 @@
 //! `full.txt`), and `nnue` (the learned network of the `leaper-nnue` crate,
 //! evaluated through an accumulator stack that the search updates move by
 //! move; the network comes embedded, [`shipped_network`], or from a file,
-//! [`Eval::with_network`]). The UCI option `Eval` picks one; the server hands the
+//! [`Eval::with_network`]), and `linear` (the linear model over the
+//! network's wazir-relative features, `leaper_nnue::LinearNet`, kept by
+//! the same accumulator stack; no build embeds one, a file comes in as a
+//! value, [`Eval::with_model`]). The UCI option `Eval` picks one; the server hands the
 //! searcher an [`Eval`] of that kind. This module reads no environment and
 //! holds no global setting: other weights come in as a value
 //! ([`Eval::with_full_weights`]).
@@ -28,7 +31,7 @@ pub use material::{Evaluator, Material};
 
 use crate::rules::{Move, Position, Role};
 use features::Sink;
-use leaper_nnue::{AccumulatorStack, QuantNetwork};
+use leaper_nnue::{AccumulatorStack, EvalModel, LinearNet, QuantNetwork};
 use std::sync::{Arc, OnceLock};
 
 /// Evaluations never leave ±this (a logit of 30): far inside the mate band.
@@ -53,11 +56,19 @@ pub enum EvalKind {
     Full,
     /// The learned network (NNUE), updated incrementally along the search.
     Nnue,
+    /// The linear model over the network's features, updated the same way.
+    Linear,
 }
 
 impl EvalKind {
     /// All kinds, as the `Eval` option lists them.
-    pub const ALL: [EvalKind; 4] = [EvalKind::Material, EvalKind::Psq, EvalKind::Full, EvalKind::Nnue];
+    pub const ALL: [EvalKind; 5] = [
+        EvalKind::Material,
+        EvalKind::Psq,
+        EvalKind::Full,
+        EvalKind::Nnue,
+        EvalKind::Linear,
+    ];
 
     /// The option value naming it.
     pub const fn name(self) -> &'static str {
@@ -66,6 +77,7 @@ impl EvalKind {
             EvalKind::Psq => "psq",
             EvalKind::Full => "full",
             EvalKind::Nnue => "nnue",
+            EvalKind::Linear => "linear",
         }
     }
 
@@ -145,12 +157,15 @@ pub struct Eval {
     psq: Arc<Weights>,
     full: Arc<Weights>,
     network: Option<Arc<QuantNetwork>>,
-    /// The accumulators along the current search path (nnue only).
+    linear: Option<Arc<LinearNet>>,
+    /// The accumulators along the current search path (nnue).
     stack: AccumulatorStack,
-    /// Whether `stack` follows the search: set by [`Evaluator::begin`] when
-    /// the kind is nnue and a network is there, cleared by
-    /// [`Evaluator::end`]; the other kinds never set it, so their cost per
-    /// move is one untaken branch.
+    /// The same for the linear model.
+    linear_stack: AccumulatorStack<LinearNet>,
+    /// Whether the kind's stack follows the search: set by
+    /// [`Evaluator::begin`] when the kind is nnue or linear and its model
+    /// is there, cleared by [`Evaluator::end`]; the other kinds never set
+    /// it, so their cost per move is one untaken branch.
     tracking: bool,
 }
 
@@ -176,7 +191,9 @@ impl Eval {
             psq: psq_weights(),
             full,
             network: shipped_network(),
+            linear: None,
             stack: AccumulatorStack::new(),
+            linear_stack: AccumulatorStack::new(),
             tracking: false,
         }
     }
@@ -199,6 +216,40 @@ impl Eval {
             tracking: false,
             ..self.clone()
         }
+    }
+
+    /// The same kind and weights with `linear` for the linear evaluation.
+    pub fn with_linear(&self, linear: Arc<LinearNet>) -> Eval {
+        Eval {
+            linear: Some(linear),
+            tracking: false,
+            ..self.clone()
+        }
+    }
+
+    /// The same kind and weights with a model file's content (as the
+    /// `EvalFile` option asks): a network for nnue, a linear model for
+    /// linear. Returns the kind the model serves.
+    pub fn with_model(&self, model: EvalModel) -> (Eval, EvalKind) {
+        match model {
+            EvalModel::Network(net) => (self.with_network(Arc::new(*net)), EvalKind::Nnue),
+            EvalModel::Linear(linear) => (self.with_linear(Arc::new(linear)), EvalKind::Linear),
+        }
+    }
+
+    /// Whether `kind` has what it evaluates with: nnue a network, linear a
+    /// linear model (without one they evaluate as `full`).
+    pub fn has_model(&self, kind: EvalKind) -> bool {
+        match kind {
+            EvalKind::Nnue => self.network.is_some(),
+            EvalKind::Linear => self.linear.is_some(),
+            _ => true,
+        }
+    }
+
+    /// The linear model of the linear evaluation, if one was loaded.
+    pub fn linear_model(&self) -> Option<&Arc<LinearNet>> {
+        self.linear.as_ref()
     }
 
     /// The network of the nnue evaluation, if there is one (embedded or
@@ -234,37 +285,63 @@ impl Evaluator for Eval {
                 Some(net) => net.evaluate(pos).clamp(-EVAL_BOUND, EVAL_BOUND),
                 None => linear(pos, &self.full, FeatureSet::Full),
             },
+            EvalKind::Linear => match &self.linear {
+                Some(model) if self.tracking => {
+                    let score = self.linear_stack.evaluate(model, pos);
+                    debug_assert_eq!(score, model.evaluate(pos), "incremental linear evaluation differs");
+                    score.clamp(-EVAL_BOUND, EVAL_BOUND)
+                }
+                Some(model) => model.evaluate(pos).clamp(-EVAL_BOUND, EVAL_BOUND),
+                None => linear(pos, &self.full, FeatureSet::Full),
+            },
         }
     }
 
     #[inline]
     fn begin(&mut self, root: &Position) {
-        if let (EvalKind::Nnue, Some(net)) = (self.kind, &self.network) {
-            self.stack.reset(net, root);
-            self.tracking = true;
+        match (self.kind, &self.network, &self.linear) {
+            (EvalKind::Nnue, Some(net), _) => {
+                self.stack.reset(net, root);
+                self.tracking = true;
+            }
+            (EvalKind::Linear, _, Some(model)) => {
+                self.linear_stack.reset(model, root);
+                self.tracking = true;
+            }
+            _ => {}
         }
     }
 
     #[inline]
     fn push(&mut self, before: &Position, mv: Move, after: &Position) {
-        if self.tracking
-            && let Some(net) = &self.network
-        {
-            self.stack.push(net, before, mv, after);
+        if self.tracking {
+            if self.kind == EvalKind::Nnue {
+                self.stack.push(before, mv, after);
+            } else {
+                self.linear_stack.push(before, mv, after);
+            }
         }
     }
 
     #[inline]
     fn push_null(&mut self) {
         if self.tracking {
-            self.stack.push_null();
+            if self.kind == EvalKind::Nnue {
+                self.stack.push_null();
+            } else {
+                self.linear_stack.push_null();
+            }
         }
     }
 
     #[inline]
     fn pop(&mut self) {
         if self.tracking {
-            self.stack.pop();
+            if self.kind == EvalKind::Nnue {
+                self.stack.pop();
+            } else {
+                self.linear_stack.pop();
+            }
         }
     }
 

@@ -20,11 +20,11 @@ mod perft;
 pub use options::{Change, DEFAULT_HASH_MB, EngineOptions, OptionError};
 pub use perft::perft_stoppable;
 
-use crate::eval::{Eval, EvalKind};
+use crate::eval::Eval;
 use crate::rules::{Color, GameMove, MoveList, MoveText, Position, SetupCase};
 use crate::search::{Clock, Iteration, Limits, Params, ScoreReport, SearchResult, Searcher, Signals, TableError};
 use crossbeam_channel::{Receiver, Sender};
-use leaper_nnue::QuantNetwork;
+use leaper_nnue::EvalModel;
 use parking_lot::Mutex;
 use protocol::{
     BestMove, Command, EngineMessage, Id, Info, Line, ParseError, Score, SearchLimits, SpsaParam, StartPosition,
@@ -497,11 +497,12 @@ impl Server {
                 if next.hash_mb != self.options.hash_mb && !self.resize(next.hash_mb) {
                     next.hash_mb = self.options.hash_mb;
                 }
-                if next.eval == EvalKind::Nnue && self.eval.network().is_none() {
-                    self.error(
-                        "option Eval: nnue needs a network and this build embeds none; \
-                         set EvalFile to a network file first",
-                    );
+                if !self.eval.has_model(next.eval) {
+                    self.error(format!(
+                        "option Eval: {} needs a model file and none is loaded (this build embeds none); \
+                         set EvalFile to one first",
+                        next.eval.name()
+                    ));
                     next.eval = self.eval.kind();
                 }
                 if next.eval != self.eval.kind() {
@@ -537,9 +538,11 @@ impl Server {
             ));
             return;
         }
-        match QuantNetwork::load(Path::new(path)) {
-            Ok(net) => {
-                self.eval = self.eval.with_network(Arc::new(net));
+        // A network (for nnue) or a linear model (for linear), by the
+        // file's magic.
+        match EvalModel::load(Path::new(path)) {
+            Ok(model) => {
+                self.eval = self.eval.with_model(model).0;
                 self.eval_file = path.to_string();
                 self.submit(Job::Eval(Box::new(self.eval.clone())));
             }

@@ -49,7 +49,7 @@ pub struct SelfplayArgs {
 
 /// An `--eval` value.
 pub fn parse_kind(text: &str) -> Result<EvalKind, String> {
-    EvalKind::from_name(text).ok_or_else(|| format!("'{text}' is not material, psq, full or nnue"))
+    EvalKind::from_name(text).ok_or_else(|| format!("'{text}' is not material, psq, full, nnue or linear"))
 }
 
 /// Runs `leaper selfplay`, playing with the evaluator `eval_of` gives for

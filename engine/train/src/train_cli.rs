@@ -10,11 +10,21 @@
 
 use anyhow::{Context, bail};
 use leaper_nnue::FloatNetwork;
-use leaper_nnue::train::{TrainConfig, Trainer, samples_from};
+use leaper_nnue::train::{LinearModel, Model, TrainConfig, Trainer, samples_from};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use std::path::PathBuf;
 use std::time::Instant;
+
+/// Which model `train` fits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModelKind {
+    /// The network (`Eval nnue`), written as a `LEAPNNUE` file.
+    Nnue,
+    /// The linear model over the same features (`Eval linear`), written
+    /// as a `LEAPLINR` file.
+    Linear,
+}
 
 /// Arguments of `train`.
 #[derive(Clone, Debug, clap::Args)]
@@ -23,18 +33,24 @@ pub struct TrainArgs {
     /// dropped with a message).
     #[arg(long, value_name = "FILE[,FILE]", value_delimiter = ',', required = true)]
     pub data: Vec<PathBuf>,
-    /// Where to write the integer network.
+    /// Where to write the integer network (or linear model).
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+    /// The model to fit: the network or the linear model over its features.
+    #[arg(long, value_enum, default_value_t = ModelKind::Nnue)]
+    pub model: ModelKind,
     /// Passes over the training set (a resumed run counts those already done).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub epochs: u32,
     /// Samples per minibatch.
     #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..))]
     pub batch: u64,
-    /// Adam's step size.
+    /// Adam's step size in the first epoch.
     #[arg(long, default_value_t = 1e-3)]
     pub lr: f32,
+    /// The step size's factor per epoch (1: constant).
+    #[arg(long, default_value_t = leaper_nnue::train::DEFAULT_LR_DECAY)]
+    pub lr_decay: f32,
     /// Weight of the game's result in the target (0: the search score
     /// only, 1: the result only).
     #[arg(long, default_value_t = 0.5)]
@@ -42,7 +58,8 @@ pub struct TrainArgs {
     /// Worker threads (default: all cores).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub threads: Option<u64>,
-    /// The share of positions held out for the validation loss.
+    /// The share of positions held out for the validation loss, as whole
+    /// games (a game's positions never straddle the split).
     #[arg(long, default_value_t = 0.05)]
     pub val_fraction: f32,
     /// Seeds the initial weights, the split and every epoch's order.
@@ -67,6 +84,9 @@ impl TrainArgs {
         if !(self.lr > 0.0 && self.lr.is_finite()) {
             bail!("--lr {} must be a positive number", self.lr);
         }
+        if !(self.lr_decay > 0.0 && self.lr_decay <= 1.0) {
+            bail!("--lr-decay {} is outside (0, 1]", self.lr_decay);
+        }
         Ok(())
     }
 }
@@ -81,12 +101,14 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
     args.check()?;
     let start = Instant::now();
     let mut records = Vec::new();
-    for path in &args.data {
+    for (file, path) in args.data.iter().enumerate() {
         let mut samples = crate::data::samples(path)?;
         let before = records.len();
         for sample in samples.by_ref() {
             let s = sample?;
-            records.push((s.position, s.score, s.result.as_f32(), s.ply));
+            // Game numbers count within a file's run: the file tells runs apart.
+            let game = ((file as u64) << 32) | u64::from(s.game);
+            records.push((s.position, s.score, s.result.as_f32(), game));
         }
         if let Some(torn) = samples.torn_tail() {
             eprintln!("warning: {torn}; dropped");
@@ -106,6 +128,7 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
         epochs: args.epochs,
         batch_size: args.batch as usize,
         learning_rate: args.lr,
+        lr_decay: args.lr_decay,
         threads: args.threads.map_or_else(
             || std::thread::available_parallelism().map_or(1, |n| n.get()),
             |t| t as usize,
@@ -115,10 +138,51 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
         checkpoint: checkpoint.clone(),
         ..TrainConfig::default()
     };
-    let threads = config.threads;
-    let model = FloatNetwork::random(&mut StdRng::seed_from_u64(args.seed));
-    let total = samples.len();
-    let mut trainer = Trainer::new(model, samples, config);
+    let setting = Setting {
+        args,
+        start,
+        read,
+        threads: config.threads,
+        checkpoint,
+    };
+    match args.model {
+        ModelKind::Nnue => {
+            let model = FloatNetwork::random(&mut StdRng::seed_from_u64(args.seed));
+            fit(Trainer::new(model, samples, config), &setting, |t, path| {
+                t.export(path).map(drop)
+            })
+        }
+        ModelKind::Linear => fit(
+            Trainer::new(LinearModel::default(), samples, config),
+            &setting,
+            |t, path| t.export(path).map(drop),
+        ),
+    }
+}
+
+/// What [`fit`] needs besides the trainer.
+struct Setting<'a> {
+    args: &'a TrainArgs,
+    start: Instant,
+    read: usize,
+    threads: usize,
+    checkpoint: Option<PathBuf>,
+}
+
+/// Trains either model the same way: resume, report, run, export.
+fn fit<M: Model>(
+    mut trainer: Trainer<M>,
+    setting: &Setting<'_>,
+    export: impl Fn(&Trainer<M>, &std::path::Path) -> Result<(), leaper_nnue::NetFileError>,
+) -> anyhow::Result<()> {
+    let Setting {
+        args,
+        start,
+        read,
+        threads,
+        checkpoint,
+    } = setting;
+    let total = trainer.training().len() + trainer.validation().len();
     if args.resume {
         let path = checkpoint.as_ref().expect("clap requires --checkpoint with --resume");
         trainer
@@ -128,13 +192,15 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
     }
     let held = trainer.validation().len();
     println!(
-        "{} positions ({} finished games skipped): {} training, {} validation; lambda {}, lr {}, batch {}, {} threads; read in {:.1} s",
+        "{} model; {} positions ({} finished games skipped): {} training, {} validation (whole games); lambda {}, lr {} x {} per epoch, batch {}, {} threads; read in {:.1} s",
+        M::KIND,
         total,
         read - total,
         total - held,
         held,
         args.lambda,
         args.lr,
+        args.lr_decay,
         args.batch,
         threads,
         start.elapsed().as_secs_f64()
@@ -143,8 +209,9 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
     trainer
         .run(|r| {
             println!(
-                "epoch {}: train {:.5} validation {:.5}, {:.0} samples/s, {:.0} s",
+                "epoch {}: lr {:.2e} train {:.5} validation {:.5}, {:.0} samples/s, {:.0} s",
                 r.epoch,
+                r.learning_rate,
                 r.train_loss,
                 r.validation_loss,
                 r.samples_per_second,
@@ -152,9 +219,7 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
             );
         })
         .context("cannot write the checkpoint")?;
-    trainer
-        .export(&args.out)
-        .with_context(|| format!("cannot write the network to {}", args.out.display()))?;
+    export(&trainer, &args.out).with_context(|| format!("cannot write the model to {}", args.out.display()))?;
     println!(
         "wrote {} after {} epochs in {:.1} s",
         args.out.display(),

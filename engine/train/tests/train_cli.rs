@@ -72,6 +72,11 @@ fn training_lowers_the_validation_loss_exports_a_network_and_resumes() {
         "2",
         "--val-fraction",
         "0.2",
+        // Validation is on whole games the model never saw: 32 games'
+        // results are too few to generalise from, their search scores
+        // (functions of the position) are not.
+        "--lambda",
+        "0",
         "--checkpoint",
         ckpt_s,
     ];
@@ -143,4 +148,46 @@ fn bad_input_is_named() {
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("--lambda"), "{}", text(&out.stderr));
     assert!(!net.exists());
+}
+
+#[test]
+fn the_linear_model_trains_through_the_same_command_and_exports_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data.bin");
+    make_data(&data);
+    let out_path = dir.path().join("model.linear");
+    let out = run(&[
+        "train",
+        "--model",
+        "linear",
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        out_path.to_str().unwrap(),
+        "--epochs",
+        "4",
+        "--batch",
+        "32",
+        "--lr",
+        "0.01",
+        "--lambda",
+        "0",
+        "--val-fraction",
+        "0.2",
+        "--threads",
+        "2",
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("linear model"), "{stdout}");
+    let losses = validation_losses(&stdout);
+    assert_eq!(losses.len(), 5, "{stdout}");
+    assert!(losses[4].1 < losses[0].1 - 0.01, "{stdout}");
+    let model = leaper_nnue::LinearNet::load(&out_path).expect("the exported linear model loads");
+    assert!(
+        model.bias() != 0 || (0..6360).any(|f| model.weight(f) != 0),
+        "an untrained model"
+    );
+    // It is no network file.
+    assert!(QuantNetwork::load(&out_path).is_err());
 }
