@@ -1,8 +1,9 @@
 //! The engine's evaluation: the [`Evaluator`] trait the search calls,
-//! [`Material`], and [`Eval`], the engine's default evaluator, a linear
-//! model in logit x 10,000 of the side to move's expected score, with its
-//! features (`features`) and its weights and their file (`weights`). The
-//! tools that fit the weights live in the `leaper-train` crate.
+//! [`Material`], and [`Eval`], the engine's evaluator, in logit x 10,000 of
+//! the side to move's expected score, with the hand-made features of the
+//! `full` model (`features`) and its weights and their file (`weights`).
+//! The tools that fit the weights and train the models live in the
+//! `leaper-train` crate.
 //!
 //! Five evaluations sit behind the one type, chosen by [`EvalKind`]:
 //! `material` (the search's plain count), `psq` (the published piece-square
@@ -14,9 +15,11 @@
 //! move; the network comes embedded, [`shipped_network`], or from a file,
 //! [`Eval::with_network`]), and `linear` (the linear model over the
 //! network's wazir-relative features, `leaper_nnue::LinearNet`, kept by
-//! the same accumulator stack; no build embeds one, a file comes in as a
-//! value, [`Eval::with_model`]). The UCI option `Eval` picks one; the server hands the
-//! searcher an [`Eval`] of that kind. This module reads no environment and
+//! the same accumulator stack; the model comes embedded,
+//! [`shipped_linear`], or from a file, [`Eval::with_model`]); `linear` is
+//! the default ([`DEFAULT_KIND`]: it beat `full` by an SPRT, see
+//! engine/README.md). The UCI option `Eval` picks one; the server hands
+//! the searcher an [`Eval`] of that kind. This module reads no environment and
 //! holds no global setting: other weights come in as a value
 //! ([`Eval::with_full_weights`]).
 
@@ -44,6 +47,11 @@ const FULL_WEIGHTS: &str = include_str!("full.txt");
 /// format), if this build embeds one: `leaper-data train` on the gen1
 /// self-play data (see engine/train/README.md).
 const SHIPPED_NETWORK: Option<&[u8]> = Some(include_bytes!("../../data/leaper.nnue"));
+
+/// The shipped model of the linear evaluation (the `leaper-nnue` linear
+/// file format): `leaper-data train --model linear` on the gen2 self-play
+/// data (see engine/train/README.md).
+const SHIPPED_LINEAR: &[u8] = include_bytes!("../../data/leaper.linear");
 
 /// Which evaluation to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -90,7 +98,7 @@ impl EvalKind {
 }
 
 /// The strongest kind: what the engine uses unless told otherwise.
-pub const DEFAULT_KIND: EvalKind = EvalKind::Full;
+pub const DEFAULT_KIND: EvalKind = EvalKind::Linear;
 
 /// The shipped weights of the full model, parsed once. A shipped file that
 /// does not parse (a test guards against it) falls back to the published
@@ -105,6 +113,15 @@ pub fn shipped_full_weights() -> Arc<Weights> {
 pub fn shipped_network() -> Option<Arc<QuantNetwork>> {
     static NET: OnceLock<Option<Arc<QuantNetwork>>> = OnceLock::new();
     NET.get_or_init(|| SHIPPED_NETWORK.and_then(|bytes| QuantNetwork::from_bytes(bytes).ok().map(Arc::new)))
+        .clone()
+}
+
+/// The embedded linear model, parsed once; `None` only if the embedded
+/// file does not load (a test guards against it).
+pub fn shipped_linear() -> Option<Arc<LinearNet>> {
+    static LINEAR: OnceLock<Option<Arc<LinearNet>>> = OnceLock::new();
+    LINEAR
+        .get_or_init(|| LinearNet::from_bytes(SHIPPED_LINEAR).ok().map(Arc::new))
         .clone()
 }
 
@@ -191,7 +208,7 @@ impl Eval {
             psq: psq_weights(),
             full,
             network: shipped_network(),
-            linear: None,
+            linear: shipped_linear(),
             stack: AccumulatorStack::new(),
             linear_stack: AccumulatorStack::new(),
             tracking: false,

@@ -64,9 +64,10 @@ fn evaluation_is_symmetric_finite_and_bounded() {
 }
 
 #[test]
-fn shipped_weights_parse_and_the_default_is_full() {
+fn shipped_weights_parse_and_the_default_is_linear() {
     assert!(Weights::parse(FULL_WEIGHTS).is_ok());
-    assert_eq!(DEFAULT_KIND, EvalKind::Full);
+    assert_eq!(DEFAULT_KIND, EvalKind::Linear);
+    assert!(Eval::default().has_model(EvalKind::Linear));
     assert_eq!(Eval::new(EvalKind::Psq).kind(), EvalKind::Psq);
     for kind in EvalKind::ALL {
         assert_eq!(EvalKind::from_name(&kind.name().to_uppercase()), Some(kind));
@@ -88,4 +89,25 @@ fn the_embedded_network_loads_and_evaluates_within_bounds() {
     let score = eval.evaluate(&pos);
     assert_eq!(score, net.evaluate(&pos));
     assert!(score.abs() < EVAL_BOUND);
+}
+
+#[test]
+fn the_embedded_linear_model_loads_and_is_the_linear_kinds_model() {
+    let model = shipped_linear().expect("the embedded linear model loads");
+    let mut eval = Eval::new(EvalKind::Linear);
+    assert!(eval.has_model(EvalKind::Linear));
+    assert!(eval.linear_model().is_some_and(|m| Arc::ptr_eq(m, &model)));
+    let mut rng = StdRng::seed_from_u64(11);
+    let pos = Position::from_setups(&Setup::random(&mut rng), &Setup::random(&mut rng));
+    let score = eval.evaluate(&pos);
+    assert_eq!(score, model.evaluate(&pos));
+    // A trained model, not zeros: random setup pairs do not all score the
+    // same.
+    let scores: Vec<i32> = (0..8)
+        .map(|_| {
+            let pos = Position::from_setups(&Setup::random(&mut rng), &Setup::random(&mut rng));
+            eval.evaluate(&pos)
+        })
+        .collect();
+    assert!(scores.iter().any(|&s| s != scores[0]), "{scores:?}");
 }

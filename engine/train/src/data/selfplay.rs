@@ -64,8 +64,8 @@ pub struct Settings {
     #[arg(long, default_value_t = 0.25)]
     pub book_fraction: f64,
     /// The evaluation the engine plays and scores with (the engine's
-    /// `Eval` option).
-    #[arg(long, default_value = "full")]
+    /// `Eval` option; by default the engine's default, the best kind).
+    #[arg(long, default_value = leaper::eval::DEFAULT_KIND.name())]
     pub eval: String,
     /// Hash table per thread, MB (it changes the searches' results, so it
     /// is part of the settings).
