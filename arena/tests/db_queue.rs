@@ -174,9 +174,13 @@ fn a_run_is_played_batch_by_batch_and_completes() {
     assert_eq!(db::run_engines(&mut client, id).unwrap().len(), 2);
     // 5 pairs in batches of 2: 2 + 2 + 1, claimed in order and never twice.
     let claims: Vec<Claim> = (0..3)
-        .map(|i| db::claim_batch(&mut client, &format!("w{i}"), LEASE).unwrap().unwrap())
+        .map(|i| {
+            db::claim_batch(&mut client, &format!("w{i}"), LEASE, &[])
+                .unwrap()
+                .unwrap()
+        })
         .collect();
-    assert_eq!(db::claim_batch(&mut client, "w3", LEASE).unwrap(), None);
+    assert_eq!(db::claim_batch(&mut client, "w3", LEASE, &[]).unwrap(), None);
     assert_eq!(
         claims.iter().map(|c| (c.first_pair, c.pairs)).collect::<Vec<_>>(),
         [(0, 2), (2, 2), (4, 1)]
@@ -218,11 +222,15 @@ fn a_lost_lease_refuses_late_results_and_no_game_counts_twice() {
     let mut client = db::connect(&test_db.url).unwrap();
     let id = new_run(&mut client, 4, 2, None);
     let short = Duration::from_millis(200);
-    let frozen = db::claim_batch(&mut client, "frozen", short).unwrap().unwrap();
-    assert_eq!(db::claim_batch(&mut client, "other", LEASE).unwrap(), None, "leased");
+    let frozen = db::claim_batch(&mut client, "frozen", short, &[]).unwrap().unwrap();
+    assert_eq!(
+        db::claim_batch(&mut client, "other", LEASE, &[]).unwrap(),
+        None,
+        "leased"
+    );
     std::thread::sleep(Duration::from_millis(400));
     // The lease ran out: the batch goes to another worker with a new token.
-    let taken = db::claim_batch(&mut client, "other", LEASE).unwrap().unwrap();
+    let taken = db::claim_batch(&mut client, "other", LEASE, &[]).unwrap().unwrap();
     assert_eq!((taken.run, taken.batch), (frozen.run, frozen.batch));
     assert_ne!(taken.token, frozen.token);
     assert!(
@@ -257,7 +265,7 @@ fn a_lost_lease_refuses_late_results_and_no_game_counts_twice() {
     );
     // Games outside a batch are an error, and nothing is written.
     let id2 = new_run(&mut client, 4, 1, None);
-    let claim = db::claim_batch(&mut client, "w", LEASE).unwrap().unwrap();
+    let claim = db::claim_batch(&mut client, "w", LEASE, &[]).unwrap().unwrap();
     assert_eq!((claim.run, claim.first_pair), (id2, 0));
     let error = db::record_batch(&mut client, &claim, "w", &[game(2, true)])
         .unwrap_err()
@@ -273,7 +281,7 @@ fn a_game_already_recorded_is_not_counted_again() {
     };
     let mut client = db::connect(&test_db.url).unwrap();
     let id = new_run(&mut client, 4, 2, None);
-    let claim = db::claim_batch(&mut client, "w", LEASE).unwrap().unwrap();
+    let claim = db::claim_batch(&mut client, "w", LEASE, &[]).unwrap().unwrap();
     // A game of the batch already in the ledger (as after a retry whose
     // first commit went through): the batch counts only the new ones.
     client
@@ -313,7 +321,7 @@ fn a_run_ends_when_its_sprt_decides_and_its_batches_are_no_longer_claimed() {
     let test = results::Sprt::new(settings).unwrap();
     let mut batches = 0;
     let state = loop {
-        let claim = db::claim_batch(&mut client, "w", LEASE)
+        let claim = db::claim_batch(&mut client, "w", LEASE, &[])
             .unwrap()
             .expect("a batch while running");
         batches += 1;
@@ -329,7 +337,7 @@ fn a_run_ends_when_its_sprt_decides_and_its_batches_are_no_longer_claimed() {
     assert_eq!(state, RunState::Sprt(results::Decision::AcceptH1));
     assert!(batches < 40, "decided before the end ({batches} batches)");
     assert_eq!(
-        db::claim_batch(&mut client, "w", LEASE).unwrap(),
+        db::claim_batch(&mut client, "w", LEASE, &[]).unwrap(),
         None,
         "no work after the decision"
     );

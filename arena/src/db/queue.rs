@@ -339,22 +339,28 @@ pub fn register_worker(client: &mut impl GenericClient, name: &str, host: &str) 
     Ok(())
 }
 
-/// Claims the first batch of a running run that is open or whose lease ran
-/// out, for `lease`; other workers skip the rows being claimed.
+/// Claims the first batch of a running run (other than `skip_runs`) that
+/// is open or whose lease ran out, for `lease`; other workers skip the
+/// rows being claimed.
 ///
 /// # Errors
 /// A failed statement.
-pub fn claim_batch(client: &mut impl GenericClient, worker: &str, lease: Duration) -> Result<Option<Claim>, DbError> {
+pub fn claim_batch(
+    client: &mut impl GenericClient,
+    worker: &str,
+    lease: Duration,
+    skip_runs: &[i64],
+) -> Result<Option<Claim>, DbError> {
     let row = client.query_opt(
         "UPDATE batches AS b SET state = 'claimed', worker = $1, lease_token = nextval('lease_tokens'), \
              lease_until = now() + make_interval(secs => $2), attempts = b.attempts + 1 \
          FROM (SELECT c.run, c.batch FROM batches c JOIN runs r ON r.id = c.run \
-               WHERE r.state = 'running' \
+               WHERE r.state = 'running' AND NOT (c.run = ANY($3)) \
                  AND (c.state = 'open' OR (c.state = 'claimed' AND c.lease_until < now())) \
                ORDER BY c.run, c.batch LIMIT 1 FOR UPDATE OF c SKIP LOCKED) AS pick \
          WHERE b.run = pick.run AND b.batch = pick.batch \
          RETURNING b.run, b.batch, b.first_pair, b.pairs, b.lease_token",
-        &[&worker, &lease.as_secs_f64()],
+        &[&worker, &lease.as_secs_f64(), &skip_runs],
     )?;
     row.map(|row| {
         Ok(Claim {
@@ -388,6 +394,20 @@ pub fn heartbeat(
         &[&claim.run, &claim.batch, &claim.token, &lease.as_secs_f64()],
     )?;
     Ok(n == 1)
+}
+
+/// Gives a claimed batch back (for example when its engines cannot run
+/// here), if the claim still holds it.
+///
+/// # Errors
+/// A failed statement.
+pub fn release_batch(client: &mut impl GenericClient, claim: &Claim) -> Result<(), DbError> {
+    client.execute(
+        "UPDATE batches SET state = 'open', lease_token = NULL, lease_until = NULL \
+         WHERE run = $1 AND batch = $2 AND lease_token = $3 AND state = 'claimed'",
+        &[&claim.run, &claim.batch, &claim.token],
+    )?;
+    Ok(())
 }
 
 fn violations_json(v: &Violations) -> serde_json::Value {
