@@ -120,7 +120,7 @@ pub struct WorkerArgs {
     #[arg(long)]
     pub name: Option<String>,
 
-    /// Exit when no batch is left to claim instead of waiting for new runs.
+    /// Exit once no run it can play is running, instead of waiting for new runs.
     #[arg(long)]
     pub idle_exit: bool,
 
@@ -214,7 +214,7 @@ pub fn worker(args: &WorkerArgs) -> anyhow::Result<()> {
         cache: args.cache.clone().unwrap_or_else(default_cache),
         lease: Duration::from_secs_f64(args.lease),
         idle_exit: args.idle_exit,
-        poll: Duration::from_secs(2),
+        poll: Duration::from_secs_f64((args.lease / 4.0).min(2.0)),
     };
     let stop = AtomicBool::new(false);
     let report = db::run_worker(&settings, &WorkerLog { name: name.clone() }, &stop)?;

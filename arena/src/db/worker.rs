@@ -37,7 +37,8 @@ pub struct WorkerSettings {
     pub cache: PathBuf,
     /// How long a claim holds without a heartbeat.
     pub lease: Duration,
-    /// Exit when no batch is left to claim, rather than wait for more.
+    /// Exit once no run it can play is running, rather than wait for new
+    /// runs.
     pub idle_exit: bool,
     /// How long to wait between looks for work.
     pub poll: Duration,
@@ -232,6 +233,16 @@ fn play_batch(settings: &WorkerSettings, run: &DbRun, claim: &Claim) -> Option<V
     (complete && !lost.load(Ordering::Relaxed)).then_some(feed.games)
 }
 
+/// The number of running runs other than `skip`.
+fn running_runs(client: &mut Client, skip: &[i64]) -> Result<i64, DbError> {
+    Ok(client
+        .query_one(
+            "SELECT count(*) FROM runs WHERE state = 'running' AND NOT (id = ANY($1))",
+            &[&skip],
+        )?
+        .get(0))
+}
+
 /// Runs a worker until there is no work (with `idle_exit`) or `stop` is
 /// set.
 ///
@@ -299,8 +310,16 @@ pub fn run_worker(
         })();
         match step {
             Ok(true) => {}
-            Ok(false) if settings.idle_exit => break,
-            Ok(false) => std::thread::sleep(settings.poll),
+            Ok(false) => {
+                // With `idle_exit`, go once no run this worker can play
+                // is running (a batch whose lease has not run out yet
+                // is still work to wait for).
+                let skip: Vec<i64> = refused.iter().copied().collect();
+                if settings.idle_exit && running_runs(&mut client, &skip).unwrap_or(1) == 0 {
+                    break;
+                }
+                std::thread::sleep(settings.poll);
+            }
             Err(e) if is_connection_error(&e) => {
                 observer.retrying(&e, settings.poll);
                 std::thread::sleep(settings.poll);
