@@ -178,6 +178,10 @@ impl db::WorkerObserver for WorkerLog {
         eprintln!("{}: run {run} refused: {reason}", self.name);
     }
 
+    fn engine_failed(&self, run: i64, game: u64, engine: &str, failure: &arena::EngineFailure) {
+        eprintln!("{}: run {run} game {game}: {engine} failed: {failure}", self.name);
+    }
+
     fn retrying(&self, error: &DbError, wait: Duration) {
         eprintln!("{}: {error}; retrying in {:.1} s", self.name, wait.as_secs_f64());
     }
@@ -217,7 +221,7 @@ pub fn worker(args: &WorkerArgs) -> anyhow::Result<()> {
         poll: Duration::from_secs_f64((args.lease / 4.0).min(2.0)),
     };
     let stop = AtomicBool::new(false);
-    let report = db::run_worker(&settings, &WorkerLog { name: name.clone() }, &stop)?;
+    let report = db::run_worker(&settings, Arc::new(WorkerLog { name: name.clone() }), &stop)?;
     println!(
         "{name}: done: {} batches, {} games recorded, {} batches dropped",
         report.batches, report.games, report.dropped

@@ -210,10 +210,16 @@ fn a_run_in_the_database_is_followed_played_by_workers_and_exported_like_a_local
         let _ = std::io::Read::read_to_string(&mut stdout, &mut text);
         text
     });
-    let a = Worker::start(url, "w-a", "10", &dir.join("cache-a"));
-    let b = Worker::start(url, "w-b", "10", &dir.join("cache-b"));
-    let (a_out, _) = a.finish();
-    let (b_out, _) = b.finish();
+    // Two workers sharing one engine cache: neither may find the other's
+    // copy half written.
+    let a = Worker::start(url, "w-a", "10", &dir.join("cache"));
+    let b = Worker::start(url, "w-b", "10", &dir.join("cache"));
+    let (a_out, a_err) = a.finish();
+    let (b_out, b_err) = b.finish();
+    assert!(
+        !a_err.contains("failed") && !b_err.contains("failed"),
+        "{a_err}\n{b_err}"
+    );
     let out = common::wait_bounded(follower, LIMIT, "the follower");
     let text = rest.join().expect("follower output");
     assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
@@ -232,10 +238,19 @@ fn a_run_in_the_database_is_followed_played_by_workers_and_exported_like_a_local
             .sum()
     };
     assert_eq!(recorded(&a_out) + recorded(&b_out), 20, "{a_out}\n{b_out}");
-    // The engines were cached by hash.
-    let cached: Vec<_> = std::fs::read_dir(dir.join("cache-a")).unwrap().collect();
-    assert!(!cached.is_empty() || recorded(&a_out) == 0);
+    // The engine was cached once, by hash.
+    let cached: Vec<String> = std::fs::read_dir(dir.join("cache"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(cached.len(), 1, "{cached:?}");
+    assert_eq!(cached[0].len(), 64, "{cached:?}");
     let from_db = export_and_check(url, id, &dir, 20);
+    let crashes = games(&dir.join("export"))
+        .iter()
+        .filter(|g| g.termination == results::Termination::Crash)
+        .count();
+    assert_eq!(crashes, 0, "the mock engines never crash");
     // `arena status` shows the same figures.
     let status = run_ok(&strings(&["status", "--db", url, &id.to_string()]), LIMIT);
     let status = String::from_utf8_lossy(&status.stdout).into_owned();

@@ -20,9 +20,10 @@ use postgres::Client;
 
 use super::queue::{Claim, DbRun, Recorded, StoredGame, release_batch, sha256_hex};
 use super::{DbError, config_of, connect, engine_bytes, heartbeat, record_batch, register_worker, run_engines, run_of};
+use crate::player::EngineFailure;
 use crate::pool::{Feed, play_fed};
 use crate::schedule::Schedule;
-use crate::slot::{FinishedGame, GameJob, NoObserver};
+use crate::slot::{FinishedGame, GameJob, GameObserver};
 
 /// How a worker runs.
 #[derive(Clone, Debug)]
@@ -56,6 +57,21 @@ pub trait WorkerObserver: Send + Sync {
     fn run_refused(&self, _run: i64, _reason: &str) {}
     /// The database could not be reached; retrying after `wait`.
     fn retrying(&self, _error: &DbError, _wait: Duration) {}
+    /// An engine failed in a game (the failure is the game's result).
+    fn engine_failed(&self, _run: i64, _game: u64, _engine: &str, _failure: &EngineFailure) {}
+}
+
+/// Passes the engine failures of a batch's games on to the observer.
+struct FailureRelay {
+    observer: Arc<dyn WorkerObserver>,
+    run: i64,
+}
+
+impl GameObserver for FailureRelay {
+    fn engine_failed(&self, job: &GameJob, side: leaper::Color, failure: &EngineFailure) {
+        self.observer
+            .engine_failed(self.run, job.id, &job.spec(side).name, failure);
+    }
 }
 
 /// Why a run's engine cannot be used.
@@ -125,15 +141,26 @@ fn cached_engine(client: &mut Client, cache: &Path, sha: &str) -> Result<Result<
     if let Err(e) = std::fs::create_dir_all(cache) {
         return fail(e);
     }
-    if let Err(e) = crate::files::write_atomic(&path, &bytes) {
+    // Made executable before it takes its name: another worker sharing
+    // the cache never finds it half written or not yet executable.
+    let temp = cache.join(format!(".{sha}.{}.tmp", std::process::id()));
+    let written = (|| {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o755)
+            .open(&temp)?;
+        file.write_all(&bytes)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&temp, &path)
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temp);
         return fail(e);
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        if let Err(e) = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)) {
-            return fail(e);
-        }
     }
     Ok(Ok(path))
 }
@@ -187,7 +214,12 @@ impl Feed for BatchFeed<'_> {
 
 /// Plays `claim` while a heartbeat thread keeps its lease; `None` when
 /// the lease was lost.
-fn play_batch(settings: &WorkerSettings, run: &DbRun, claim: &Claim) -> Option<Vec<StoredGame>> {
+fn play_batch(
+    settings: &WorkerSettings,
+    run: &DbRun,
+    claim: &Claim,
+    observer: &Arc<dyn WorkerObserver>,
+) -> Option<Vec<StoredGame>> {
     let lost = Arc::new(AtomicBool::new(false));
     let (stop_tx, stop_rx) = crossbeam_channel::bounded::<()>(0);
     let beat = {
@@ -226,7 +258,11 @@ fn play_batch(settings: &WorkerSettings, run: &DbRun, claim: &Claim) -> Option<V
         games: Vec::new(),
         lost: &lost,
     };
-    let Ok(()) = play_fed(settings.concurrency, Arc::new(NoObserver), &mut feed);
+    let relay = Arc::new(FailureRelay {
+        observer: Arc::clone(observer),
+        run: run.id,
+    });
+    let Ok(()) = play_fed(settings.concurrency, relay, &mut feed);
     drop(stop_tx);
     let _ = beat.join();
     let complete = feed.games.len() as u64 == claim.pairs * 2;
@@ -250,11 +286,11 @@ fn running_runs(client: &mut Client, skip: &[i64]) -> Result<i64, DbError> {
 /// A database error other than a lost connection (those are retried).
 pub fn run_worker(
     settings: &WorkerSettings,
-    observer: &dyn WorkerObserver,
+    observer: Arc<dyn WorkerObserver>,
     stop: &AtomicBool,
 ) -> Result<WorkerReport, DbError> {
     let host = std::fs::read_to_string("/etc/hostname").map_or_else(|_| "unknown".to_owned(), |h| h.trim().to_owned());
-    let mut client = reconnect(settings, observer, stop)?;
+    let mut client = reconnect(settings, &*observer, stop)?;
     let mut report = WorkerReport::default();
     let mut refused: HashSet<i64> = HashSet::new();
     while !stop.load(Ordering::Relaxed) {
@@ -276,7 +312,7 @@ pub fn run_worker(
                     return Ok(true);
                 }
             };
-            let Some(games) = play_batch(settings, &run, &claim) else {
+            let Some(games) = play_batch(settings, &run, &claim, &observer) else {
                 observer.lease_lost(&claim);
                 report.dropped += 1;
                 return Ok(true);
@@ -323,7 +359,7 @@ pub fn run_worker(
             Err(e) if is_connection_error(&e) => {
                 observer.retrying(&e, settings.poll);
                 std::thread::sleep(settings.poll);
-                client = reconnect(settings, observer, stop)?;
+                client = reconnect(settings, &*observer, stop)?;
             }
             Err(e) => return Err(e),
         }
