@@ -78,7 +78,7 @@ fn follow(client: &mut postgres::Client, id: i64, quiet: bool) -> anyhow::Result
     let progress = Arc::new(Progress::new(&run.config, quiet));
     let (run, standings, summary) = loop {
         let run = db::run_of(client, id)?;
-        let games = db::run_games(client, id)?;
+        let games = db::run_scores(client, id)?;
         let (board, standings) = db::standings(&run, &games)?;
         progress.run_started(&standings, false);
         if !run.state.is_running() {
@@ -261,7 +261,7 @@ pub fn status(args: &StatusArgs) -> anyhow::Result<()> {
         println!("no runs");
     }
     for run in runs {
-        let games = db::run_games(&mut client, run.id)?;
+        let games = db::run_scores(&mut client, run.id)?;
         let (_, s) = db::standings(&run, &games)?;
         let recent: i64 = client
             .query_one(

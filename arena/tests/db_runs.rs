@@ -381,3 +381,34 @@ fn an_engine_that_does_not_match_its_hash_is_refused() {
         .get(0);
     assert_eq!(state, "open");
 }
+
+#[test]
+fn the_run_outlives_the_process_that_created_it() {
+    let Some(test_db) = db_common::fresh("db_creator") else {
+        return;
+    };
+    let url = &test_db.url;
+    let dir = scratch("db-creator");
+    let mut creator = common::spawn_arena(&match_args(url, 12, 0));
+    let mut stdout = BufReader::new(creator.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    stdout.read_line(&mut first).expect("the creator's first line");
+    let id: i64 = first
+        .trim()
+        .strip_prefix("run ")
+        .and_then(|id| id.parse().ok())
+        .unwrap_or_else(|| panic!("the first line is not `run <ID>`: {first:?}"));
+    let pid = Pid::from_raw(i32::try_from(creator.id()).unwrap());
+    kill(pid, Signal::SIGKILL).expect("kill -9");
+    let _ = creator.wait();
+    let worker = Worker::start(url, "after", "5", &dir.join("cache"));
+    let (out, _) = worker.finish();
+    assert!(out.contains("(run complete)"), "{out}");
+    let status = run_ok(&strings(&["status", "--db", url]), LIMIT);
+    let status = String::from_utf8_lossy(&status.stdout).into_owned();
+    assert!(
+        status.contains(&format!("run {id}: ")) && status.contains("[complete]: 12/12 games"),
+        "{status}"
+    );
+    export_and_check(url, id, &dir, 12);
+}

@@ -23,8 +23,8 @@ use thiserror::Error;
 pub use export::{ExportError, export_run, standings, summary};
 pub use queue::{
     Batch, Claim, DbRun, Recorded, RunState, StoredGame, claim_batch, create_run, engine_bytes, heartbeat,
-    record_batch, register_worker, release_batch, run_batches, run_engines, run_games, run_of, runs, scoreboard,
-    sha256_hex, store_engine,
+    record_batch, register_worker, release_batch, run_batches, run_engines, run_games, run_of, run_scores, runs,
+    scoreboard, sha256_hex, store_engine,
 };
 pub use schema::{MIGRATIONS, migrate, schema_version};
 pub use worker::{WorkerObserver, WorkerReport, WorkerSettings, run_worker};

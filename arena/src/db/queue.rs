@@ -509,7 +509,7 @@ fn settle_run(tx: &mut postgres::Transaction<'_>, id: i64) -> Result<RunState, D
     let mut state = RunState::Running;
     if let Some(settings) = &run.config.sprt {
         let sprt = Sprt::new(settings.to_results()).map_err(|e| DbError::Content(format!("run {id}: --sprt: {e}")))?;
-        let board = scoreboard(&run, &run_games(tx, id)?);
+        let board = scoreboard(&run, &run_scores(tx, id)?);
         let decision = status_of(&sprt, &board.main()).decision;
         if decision != Decision::Continue {
             state = RunState::Sprt(decision);
@@ -565,10 +565,24 @@ pub fn scoreboard(run: &DbRun, games: &[StoredGame]) -> Scoreboard {
 /// # Errors
 /// A failed query, or a row that does not read.
 pub fn run_games(client: &mut impl GenericClient, id: i64) -> Result<Vec<StoredGame>, DbError> {
+    load_games(client, id, true)
+}
+
+/// The recorded games of run `id` without their moves (empty): all that
+/// its figures need, at a fraction of the reading.
+///
+/// # Errors
+/// As for [`run_games`].
+pub fn run_scores(client: &mut impl GenericClient, id: i64) -> Result<Vec<StoredGame>, DbError> {
+    load_games(client, id, false)
+}
+
+fn load_games(client: &mut impl GenericClient, id: i64, moves: bool) -> Result<Vec<StoredGame>, DbError> {
     let rows = client.query(
         "SELECT game, pair, round, red, blue, red_setup, blue_setup, result, termination, plies, red_ms, \
-             blue_ms, moves, violations FROM games WHERE run = $1 ORDER BY game",
-        &[&id],
+             blue_ms, CASE WHEN $2 THEN moves ELSE '{}'::text[] END, violations FROM games WHERE run = $1 \
+             ORDER BY game",
+        &[&id, &moves],
     )?;
     rows.iter()
         .map(|row| {
