@@ -41,12 +41,12 @@ pub enum DbError {
         reason: String,
     },
     /// The server could not be reached or refused the connection.
-    #[error("cannot connect to the database at {url}: {source}")]
+    #[error("cannot connect to the database at {url}: {reason}")]
     Connect {
         /// The URL without its password.
         url: String,
-        /// The client's error.
-        source: postgres::Error,
+        /// The client's error with its causes.
+        reason: String,
     },
     /// A statement failed.
     #[error("database: {0}")]
@@ -133,17 +133,26 @@ pub fn config_of(url: &str) -> Result<postgres::Config, DbError> {
     Ok(config)
 }
 
+/// `error` and its chain of causes, as one line.
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(c) = cause {
+        text.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    text
+}
+
 /// Connects to the database of `url` and brings its schema up to date.
 ///
 /// # Errors
 /// [`DbError::Url`], [`DbError::Connect`], or a failed migration.
 pub fn connect(url: &str) -> Result<postgres::Client, DbError> {
-    let mut client = config_of(url)?
-        .connect(postgres::NoTls)
-        .map_err(|source| DbError::Connect {
-            url: redact_url(url),
-            source,
-        })?;
+    let mut client = config_of(url)?.connect(postgres::NoTls).map_err(|e| DbError::Connect {
+        url: redact_url(url),
+        reason: with_causes(&e),
+    })?;
     migrate(&mut client)?;
     Ok(client)
 }
