@@ -412,3 +412,54 @@ fn the_run_outlives_the_process_that_created_it() {
     );
     export_and_check(url, id, &dir, 12);
 }
+
+#[test]
+fn a_run_whose_sprt_decides_ends_and_its_workers_move_on() {
+    let Some(test_db) = db_common::fresh("db_sprt") else {
+        return;
+    };
+    let url = &test_db.url;
+    let dir = scratch("db-sprt");
+    // b answers its second move with an illegal one: a wins every game.
+    let mut args = strings(&[
+        "match", "--db", url, "--quiet", "--games", "400", "--sprt", "elo0=0", "elo1=20",
+    ]);
+    args.extend(mock_engine("a", &[]));
+    args.extend(mock_engine("b", &["option.Mode=illegal", "option.After=2"]));
+    args.extend(strings(&["--each", "depth=1"]));
+    let mut follower = common::spawn_arena(&args);
+    let mut stdout = BufReader::new(follower.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    stdout.read_line(&mut first).expect("the follower's first line");
+    let id: i64 = first
+        .trim()
+        .strip_prefix("run ")
+        .and_then(|id| id.parse().ok())
+        .unwrap();
+    let rest = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut stdout, &mut text);
+        text
+    });
+    let worker = Worker::start(url, "sprt", "10", &dir.join("cache"));
+    let (out, _) = worker.finish();
+    assert!(out.contains("(run SPRT accept-h1)"), "{out}");
+    let done = common::wait_bounded(follower, LIMIT, "the follower");
+    assert!(done.status.success());
+    let text = rest.join().unwrap();
+    assert!(text.contains("SPRT decided: accept-h1"), "{text}");
+    let mut c = client(url);
+    let recorded: i64 = c
+        .query_one("SELECT count(*) FROM games WHERE run = $1", &[&id])
+        .unwrap()
+        .get(0);
+    assert!(recorded < 400, "stopped early ({recorded} games)");
+    let open: i64 = c
+        .query_one("SELECT count(*) FROM batches WHERE run = $1 AND state = 'open'", &[&id])
+        .unwrap()
+        .get(0);
+    assert!(open > 0, "batches were left unplayed");
+    let summary = export_and_check(url, id, &dir, u64::try_from(recorded).unwrap());
+    assert_eq!(summary["decision"], "accept-h1");
+    assert_eq!(summary["sprt"], true);
+}
