@@ -616,6 +616,17 @@ pub struct RunSettings {
     #[arg(long)]
     #[serde(skip)]
     pub quiet: bool,
+    /// Create the run in this PostgreSQL database instead of playing it here, print `run <ID>`, and follow it:
+    /// `arena worker --db URL` plays it on any host. `postgres://USER@HOST:PORT/DB`; what it leaves out comes
+    /// from PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["resume", "out"])]
+    #[serde(skip)]
+    pub db: Option<String>,
+
+    /// With --db: return once the run is created (stopping the follower never stops the run).
+    #[arg(long, requires = "db")]
+    #[serde(skip)]
+    pub detach: bool,
 }
 
 impl RunSettings {

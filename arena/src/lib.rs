@@ -14,6 +14,8 @@
 //!   output directory, with SPRT, summaries and resume.
 //! - [`start_tune`] / [`resume_tune`]: an SPSA tuning run (`arena tune`).
 //! - [`serve`]: `arena serve`, a local web server that shows runs.
+//! - [`db`]: runs over many machines through PostgreSQL, the shared work
+//!   queue and ledger (schema, migrations, claims with leases, games).
 //! - [`regress`]: a regression test of two git refs of an engine (`arena
 //!   regress`): builds cached by commit, bench signatures, presets, ledger.
 //!
@@ -34,6 +36,7 @@
 
 mod bench;
 mod config;
+pub mod db;
 mod events;
 mod files;
 mod game;

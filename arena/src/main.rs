@@ -8,6 +8,7 @@ use arena::Mode;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod commands;
+mod db_cli;
 mod openings_cli;
 mod regress_cli;
 mod serve_cli;
@@ -53,6 +54,12 @@ enum Command {
     Serve(arena::serve::ServeArgs),
     /// Test a build for Elo regressions: build two git refs, check their bench, SPRT, verdict, ledger.
     Regress(regress_cli::RegressArgs),
+    /// Play the runs of a PostgreSQL database: claim batches of game pairs, play them, record them.
+    Worker(db_cli::WorkerArgs),
+    /// The runs of a PostgreSQL database: progress, Elo, LLR, pentanomial, workers, games per second.
+    Status(db_cli::StatusArgs),
+    /// Write a database run into a directory: games.csv, events.jsonl, summary.json, as a local run.
+    Export(db_cli::ExportArgs),
 }
 
 /// The exit status after Ctrl-C or `SIGTERM` (128 + SIGINT, as shells do).
@@ -85,6 +92,9 @@ fn main() -> ExitCode {
         Some(Command::Tune(args)) => tune_cli::run(args),
         Some(Command::Serve(args)) => serve_cli::run(args),
         Some(Command::Regress(args)) => return regress_cli::run(args),
+        Some(Command::Worker(args)) => db_cli::worker(args),
+        Some(Command::Status(args)) => db_cli::status(args),
+        Some(Command::Export(args)) => db_cli::export(args),
         None => commands::selftest(cli.quiet),
     };
     match outcome {

@@ -1,0 +1,351 @@
+//! The database commands of the `arena` binary: `arena match|gauntlet|
+//! roundrobin --db URL` (create a run and follow it), `arena worker`,
+//! `arena status` and `arena export`. The work is the library's
+//! [`arena::db`]; this module prints. A database URL is only ever shown
+//! without its password.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use arena::db::{self, Claim, DbError, Recorded, RunState};
+use arena::{RunConfig, RunObserver, players_text, standings_text};
+use clap::Args;
+
+use crate::commands::{Progress, title};
+
+/// Pairs per batch of a database run: a worker claims this many at a time.
+const BATCH_PAIRS: u64 = 4;
+
+/// The program file of an engine's `cmd`: a path, or a name on `PATH`.
+fn program_file(cmd: &Path) -> anyhow::Result<PathBuf> {
+    if cmd.components().count() > 1 {
+        return Ok(cmd.to_path_buf());
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(cmd))
+        .find(|p| p.is_file())
+        .with_context(|| format!("{} is not on PATH", cmd.display()))
+}
+
+/// Creates a run of `config` in the database, prints `run <ID>`, and
+/// follows it to its end unless `detach`.
+///
+/// # Errors
+/// Bad settings, an engine that fails its check or cannot be read, the
+/// database.
+pub fn create(mut config: RunConfig, url: &str, detach: bool, quiet: bool) -> anyhow::Result<()> {
+    config.validate()?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    config.absolutize(&cwd);
+    let openings = match &config.openings {
+        Some(o) => Some(arena::read_openings(&o.file)?),
+        None => None,
+    };
+    for spec in &config.engines {
+        arena::probe_engine(spec)?;
+    }
+    let mut client = db::connect(url)?;
+    let mut engines = Vec::new();
+    for spec in &config.engines {
+        let file = program_file(&spec.cmd).with_context(|| format!("engine {}", spec.name))?;
+        let bytes =
+            std::fs::read(&file).with_context(|| format!("engine {}: cannot read {}", spec.name, file.display()))?;
+        engines.push((spec.name.clone(), db::store_engine(&mut client, &bytes)?));
+    }
+    let id = db::create_run(&mut client, &config, openings.as_deref(), &engines, BATCH_PAIRS)?;
+    println!("run {id}");
+    if !quiet {
+        eprintln!(
+            "{}: {} games in the database at {}; play it with `arena worker --db URL` on any host",
+            title(&config),
+            config.total_games(),
+            db::redact_url(url)
+        );
+    }
+    if detach {
+        return Ok(());
+    }
+    follow(&mut client, id, quiet)
+}
+
+/// Shows the progress of run `id` until it ends, then its final summary.
+fn follow(client: &mut postgres::Client, id: i64, quiet: bool) -> anyhow::Result<()> {
+    let run = db::run_of(client, id)?;
+    let progress = Arc::new(Progress::new(&run.config, quiet));
+    let (run, standings, summary) = loop {
+        let run = db::run_of(client, id)?;
+        let games = db::run_scores(client, id)?;
+        let (board, standings) = db::standings(&run, &games)?;
+        progress.run_started(&standings, false);
+        if !run.state.is_running() {
+            let summary = arena::Summary::new(&board, &standings, true);
+            break (run, standings, summary);
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    progress.finish();
+    println!("{}", standings_text(&standings, &title(&run.config)));
+    if run.config.engines.len() > 2 {
+        println!("{}", players_text(&summary));
+    }
+    let end = match run.state {
+        RunState::Sprt(d) => format!("SPRT decided: {}", d.name()),
+        RunState::Complete => "all games played".to_owned(),
+        RunState::Running | RunState::Stopped => "stopped".to_owned(),
+    };
+    println!(
+        "{end}; {} games in run {id}. Files: arena export --db URL {id} --out DIR",
+        standings.done
+    );
+    Ok(())
+}
+
+/// The flags of `arena worker`.
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    /// The database: `postgres://USER@HOST:PORT/DB` (what it leaves out comes from PGHOST, PGPORT, PGUSER,
+    /// PGPASSWORD, PGDATABASE).
+    #[arg(long, value_name = "URL")]
+    pub db: String,
+
+    /// Games played at the same time.
+    #[arg(long, default_value_t = 1)]
+    pub concurrency: usize,
+
+    /// The worker's name, unique among workers [default: HOST-PID].
+    #[arg(long)]
+    pub name: Option<String>,
+
+    /// Exit once no run it can play is running, instead of waiting for new runs.
+    #[arg(long)]
+    pub idle_exit: bool,
+
+    /// Seconds a claimed batch is held without a heartbeat; after that it goes to another worker.
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    pub lease: f64,
+
+    /// Where engines are cached by hash [default: $XDG_CACHE_HOME or ~/.cache, then leaper-arena/engines].
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+}
+
+/// Prints what a worker does, one line each.
+struct WorkerLog {
+    name: String,
+}
+
+impl db::WorkerObserver for WorkerLog {
+    fn claimed(&self, claim: &Claim) {
+        let games = claim.games();
+        println!(
+            "{}: run {} batch {}: games {}..{}",
+            self.name,
+            claim.run,
+            claim.batch,
+            games.start,
+            games.end - 1
+        );
+    }
+
+    fn recorded(&self, claim: &Claim, recorded: &Recorded) {
+        match recorded {
+            Recorded::Counted { games, state } => println!(
+                "{}: run {} batch {}: {games} games recorded (run {})",
+                self.name,
+                claim.run,
+                claim.batch,
+                state.name()
+            ),
+            Recorded::Refused => println!(
+                "{}: run {} batch {}: results refused, the lease was lost",
+                self.name, claim.run, claim.batch
+            ),
+        }
+    }
+
+    fn lease_lost(&self, claim: &Claim) {
+        println!(
+            "{}: run {} batch {}: lease lost, batch dropped",
+            self.name, claim.run, claim.batch
+        );
+    }
+
+    fn run_refused(&self, run: i64, reason: &str) {
+        eprintln!("{}: run {run} refused: {reason}", self.name);
+    }
+
+    fn engine_failed(&self, run: i64, game: u64, engine: &str, failure: &arena::EngineFailure) {
+        eprintln!("{}: run {run} game {game}: {engine} failed: {failure}", self.name);
+    }
+
+    fn retrying(&self, error: &DbError, wait: Duration) {
+        eprintln!("{}: {error}; retrying in {:.1} s", self.name, wait.as_secs_f64());
+    }
+}
+
+fn default_cache() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("leaper-arena").join("engines")
+}
+
+/// Runs `arena worker`.
+///
+/// # Errors
+/// Bad flags or a database error other than a lost connection.
+pub fn worker(args: &WorkerArgs) -> anyhow::Result<()> {
+    if !(args.lease.is_finite() && args.lease >= 0.5) {
+        bail!("--lease {}: must be at least 0.5 seconds", args.lease);
+    }
+    if args.concurrency == 0 {
+        bail!("--concurrency 0: must be at least 1");
+    }
+    let host = std::fs::read_to_string("/etc/hostname").map_or_else(|_| "host".to_owned(), |h| h.trim().to_owned());
+    let name = args
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("{host}-{}", std::process::id()));
+    let settings = db::WorkerSettings {
+        url: args.db.clone(),
+        name: name.clone(),
+        concurrency: args.concurrency,
+        cache: args.cache.clone().unwrap_or_else(default_cache),
+        lease: Duration::from_secs_f64(args.lease),
+        idle_exit: args.idle_exit,
+        poll: Duration::from_secs_f64((args.lease / 4.0).min(2.0)),
+    };
+    let stop = AtomicBool::new(false);
+    let report = db::run_worker(&settings, Arc::new(WorkerLog { name: name.clone() }), &stop)?;
+    println!(
+        "{name}: done: {} batches, {} games recorded, {} batches dropped",
+        report.batches, report.games, report.dropped
+    );
+    Ok(())
+}
+
+/// The flags of `arena status`.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// The database (as for `arena worker`).
+    #[arg(long, value_name = "URL")]
+    pub db: String,
+
+    /// Only this run [default: every run].
+    pub run: Option<i64>,
+}
+
+/// Runs `arena status`.
+///
+/// # Errors
+/// The database, or a run that does not exist.
+pub fn status(args: &StatusArgs) -> anyhow::Result<()> {
+    let mut client = db::connect(&args.db)?;
+    let runs = match args.run {
+        Some(id) => vec![db::run_of(&mut client, id)?],
+        None => db::runs(&mut client)?,
+    };
+    let alive: i64 = client
+        .query_one(
+            "SELECT count(*) FROM workers WHERE heartbeat > now() - interval '2 minutes'",
+            &[],
+        )?
+        .get(0);
+    println!("workers alive (heartbeat in the last 2 minutes): {alive}");
+    if runs.is_empty() {
+        println!("no runs");
+    }
+    for run in runs {
+        let games = db::run_scores(&mut client, run.id)?;
+        let (_, s) = db::standings(&run, &games)?;
+        let recent: i64 = client
+            .query_one(
+                "SELECT count(*) FROM games WHERE run = $1 AND recorded > now() - interval '60 seconds'",
+                &[&run.id],
+            )?
+            .get(0);
+        let working: i64 = client
+            .query_one(
+                "SELECT count(*) FROM batches WHERE run = $1 AND state = 'claimed' AND lease_until > now()",
+                &[&run.id],
+            )?
+            .get(0);
+        let e = &s.estimates;
+        let p = &s.main.pentanomial;
+        let t = &s.main.trinomial;
+        println!(
+            "run {}: {} [{}]: {}/{} games, {} batches in play, {:.2} games/s over the last minute",
+            run.id,
+            title(&run.config),
+            run.state.name(),
+            s.done,
+            s.total,
+            working,
+            recent as f64 / 60.0
+        );
+        println!(
+            "  {} vs {}: Elo {:+.1} ± {:.1}  nElo {:+.1} ± {:.1}  W{} D{} L{}  pentanomial [{}, {}, {}, {}, {}]",
+            s.main.first,
+            s.main.second,
+            e.elo,
+            e.elo_ci95,
+            e.nelo,
+            e.nelo_ci95,
+            t.wins,
+            t.draws,
+            t.losses,
+            p.ll,
+            p.ld,
+            p.dd,
+            p.wd,
+            p.ww
+        );
+        if let Some((_, st)) = &s.sprt {
+            println!(
+                "  SPRT: LLR {:.2} ({:.2}, {:.2}): {}",
+                st.llr,
+                st.lower_bound,
+                st.upper_bound,
+                st.decision.name()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The flags of `arena export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The database (as for `arena worker`).
+    #[arg(long, value_name = "URL")]
+    pub db: String,
+
+    /// The run.
+    pub run: i64,
+
+    /// The directory to write: config.json, games.csv, events.jsonl, summary.json.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+/// Runs `arena export`.
+///
+/// # Errors
+/// The database, or files that cannot be written.
+pub fn export(args: &ExportArgs) -> anyhow::Result<()> {
+    let mut client = db::connect(&args.db)?;
+    let summary = db::export_run(&mut client, args.run, &args.out)?;
+    println!(
+        "run {}: {} games written to {} ({})",
+        args.run,
+        summary.games,
+        args.out.display(),
+        [arena::GAMES_FILE, arena::EVENTS_FILE, arena::SUMMARY_FILE].join(", ")
+    );
+    Ok(())
+}
