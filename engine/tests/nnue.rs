@@ -5,7 +5,7 @@
 //! the stack's path following the search's (checked by an evaluator that
 //! wraps [`Eval`]).
 
-use leaper::eval::{Eval, EvalKind, Evaluator};
+use leaper::eval::{EVAL_BOUND, Eval, EvalKind, Evaluator};
 use leaper::search::{Limits, Searcher, Signals};
 use leaper::{GameMove, Move, MoveList, Position, Role};
 use leaper_nnue::train::LinearModel;
@@ -141,7 +141,7 @@ fn incremental_linear_evaluation_equals_scratch_along_real_searches() {
 }
 
 #[test]
-fn linear_searches_return_legal_moves_and_without_a_model_evaluate_as_full() {
+fn linear_searches_return_legal_moves_and_by_default_use_the_embedded_model() {
     let model = linear_model(22);
     let mut searcher =
         Searcher::with_evaluator(Eval::new(EvalKind::Linear).with_linear(Arc::clone(&model)), 8).unwrap();
@@ -156,12 +156,15 @@ fn linear_searches_return_legal_moves_and_without_a_model_evaluate_as_full() {
         let result = searcher.search(&pos, &limits, &Signals::default(), &mut ());
         assert!(is_legal(&pos, result.best.as_ref()), "{pos:?}: {:?}", result.best);
     }
-    let mut bare = Eval::new(EvalKind::Linear);
-    assert!(!bare.has_model(EvalKind::Linear));
-    let mut full = Eval::new(EvalKind::Full);
+    let mut shipped = Eval::new(EvalKind::Linear);
+    let embedded = leaper::eval::shipped_linear().expect("the embedded linear model loads");
+    assert!(shipped.linear_model().is_some_and(|m| Arc::ptr_eq(m, &embedded)));
     for _ in 0..20 {
         let pos = random_position(&mut rng, 30);
-        assert_eq!(bare.evaluate(&pos), full.evaluate(&pos));
+        assert_eq!(
+            shipped.evaluate(&pos),
+            embedded.evaluate(&pos).clamp(-EVAL_BOUND, EVAL_BOUND)
+        );
     }
 }
 

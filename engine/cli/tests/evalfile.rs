@@ -119,18 +119,15 @@ fn a_bad_network_file_is_named_and_the_previous_network_stays() {
     search_is_legal(&mut engine);
 }
 
-/// `Eval linear` needs a linear model file: asked for before one is
-/// loaded it is refused with the reason (the evaluation stays); after
-/// `EvalFile` names a linear model it searches legally.
+/// `Eval linear` is the default, with the embedded model: choosing it
+/// needs no file and searches legally; after `EvalFile` names another
+/// linear model it searches legally with that one.
 #[test]
 fn linear_searches_with_a_loaded_linear_model() {
     let mut engine = uci_engine();
     engine.send("setoption name Eval value linear");
-    let lines = engine.sync();
-    assert!(
-        lines.len() == 1 && lines[0].starts_with("info string error") && lines[0].contains("linear"),
-        "{lines:?}"
-    );
+    assert_eq!(engine.sync(), Vec::<String>::new());
+    search_is_legal(&mut engine);
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("model.linear");
@@ -151,8 +148,8 @@ fn linear_searches_with_a_loaded_linear_model() {
 }
 
 /// `leaper bench --eval linear --eval-file FILE` searches with the loaded
-/// model: the same count twice, another than without the file (where
-/// linear evaluates as full); a file that does not load is named.
+/// model: the same count twice, another than with the embedded model or
+/// with full; a file that does not load is named.
 #[test]
 fn bench_takes_an_evaluation_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -188,7 +185,9 @@ fn bench_takes_an_evaluation_file() {
     assert!(ok, "{err}");
     let (_, b, _) = bench(&["--eval", "linear", "--eval-file", file]);
     let (_, full, _) = bench(&["--eval", "full"]);
+    let (_, shipped, _) = bench(&["--eval", "linear"]);
     assert_eq!(nodes(&a), nodes(&b));
+    assert_ne!(nodes(&a), nodes(&shipped), "the loaded model is not used");
     assert_ne!(nodes(&a), nodes(&full), "the loaded model is not used");
     let (ok, _, err) = bench(&["--eval", "linear", "--eval-file", "/nonexistent/x.linear"]);
     assert!(!ok && err.contains("x.linear"), "{err}");
