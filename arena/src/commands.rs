@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use anyhow::{Context, bail};
 use arena::{
     BenchSettings, EngineFailure, EngineSpec, Mode, RunConfig, RunEnd, RunObserver, RunReport, RunSettings, Standings,
-    Summary, key_value, players_text, standings_text,
+    Summary, key_value, players_text, score_line, standings_text,
 };
 use clap::{ArgMatches, Args};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
@@ -67,19 +67,7 @@ impl Progress {
 
     fn show(&self, s: &Standings) {
         self.games.set_position(s.done);
-        let e = &s.estimates;
-        let mut msg = format!(
-            "{} vs {}: Elo {:+.1} ± {:.1}  nElo {:+.1} ± {:.1}  W{} D{} L{}",
-            s.main.first,
-            s.main.second,
-            e.elo,
-            e.elo_ci95,
-            e.nelo,
-            e.nelo_ci95,
-            s.main.trinomial.wins,
-            s.main.trinomial.draws,
-            s.main.trinomial.losses
-        );
+        let mut msg = score_line(s);
         if let Some((_, status)) = &s.sprt {
             msg.push_str(&format!(
                 "  LLR {:.2} ({:.2}, {:.2})",

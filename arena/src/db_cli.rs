@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use arena::db::{self, Claim, DbError, Recorded, RunState};
-use arena::{RunConfig, RunObserver, players_text, standings_text};
+use arena::{RunConfig, RunObserver, players_text, score_line, standings_text};
 use clap::Args;
 
 use crate::commands::{Progress, title};
@@ -275,9 +275,7 @@ pub fn status(args: &StatusArgs) -> anyhow::Result<()> {
                 &[&run.id],
             )?
             .get(0);
-        let e = &s.estimates;
         let p = &s.main.pentanomial;
-        let t = &s.main.trinomial;
         println!(
             "run {}: {} [{}]: {}/{} games, {} batches in play, {:.2} games/s over the last minute",
             run.id,
@@ -289,16 +287,8 @@ pub fn status(args: &StatusArgs) -> anyhow::Result<()> {
             recent as f64 / 60.0
         );
         println!(
-            "  {} vs {}: Elo {:+.1} ± {:.1}  nElo {:+.1} ± {:.1}  W{} D{} L{}  pentanomial [{}, {}, {}, {}, {}]",
-            s.main.first,
-            s.main.second,
-            e.elo,
-            e.elo_ci95,
-            e.nelo,
-            e.nelo_ci95,
-            t.wins,
-            t.draws,
-            t.losses,
+            "  {}  pentanomial [{}, {}, {}, {}, {}]",
+            score_line(&s),
             p.ll,
             p.ld,
             p.dd,

@@ -71,7 +71,7 @@ pub use player::{
 };
 pub use pool::{Feed, GamePool, PoolResult, play_fed};
 pub use process::{EngineLine, EngineProcess, ReadError, SpawnError, TERM_GRACE, stop_all_engines};
-pub use report::{Layout, ResultsBlock, players_text, results_text, standings_text};
+pub use report::{Layout, ResultsBlock, players_text, results_text, score_line, standings_text};
 pub use runner::{
     CONFIG_FILE, EVENTS_FILE, EngineInfo, GAMES_FILE, OPENINGS_FILE, Quiet, RunEnd, RunError, RunObserver, RunReport,
     SUMMARY_FILE, probe_engine, resume, run, saved_config,

@@ -182,6 +182,18 @@ pub fn standings_text(standings: &Standings, title: &str) -> String {
     })
 }
 
+/// The one-line result of the first pairing:
+/// `A vs B: Elo +x ± y  nElo +x ± y  W D L`.
+#[must_use]
+pub fn score_line(standings: &Standings) -> String {
+    let e = &standings.estimates;
+    let t = &standings.main.trinomial;
+    format!(
+        "{} vs {}: Elo {:+.1} ± {:.1}  nElo {:+.1} ± {:.1}  W{} D{} L{}",
+        standings.main.first, standings.main.second, e.elo, e.elo_ci95, e.nelo, e.nelo_ci95, t.wins, t.draws, t.losses
+    )
+}
+
 /// The rating table of every engine, strongest first.
 #[must_use]
 pub fn players_text(summary: &Summary) -> String {

@@ -15,6 +15,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use common::{STATS_KEYS, arena_bin, games, mock_engine, replay_ok, run_ok, scratch, strings, summary};
@@ -188,18 +189,21 @@ fn client(url: &str) -> postgres::Client {
     arena::db::connect(url).expect("connect")
 }
 
-#[test]
-fn a_run_in_the_database_is_followed_played_by_workers_and_exported_like_a_local_run() {
-    let Some(test_db) = db_common::fresh("db_play") else {
-        return;
-    };
-    let url = &test_db.url;
-    let dir = scratch("db-play");
-    // The follower: prints `run <ID>` first and the summary at the end.
-    let mut follower = common::spawn_arena(&match_args(url, 20, 0));
-    let mut stdout = BufReader::new(follower.stdout.take().expect("stdout"));
+/// The one value that `sql`, whose parameter `$1` is run `id`, returns.
+fn query_run<T: postgres::types::FromSqlOwned>(c: &mut postgres::Client, sql: &str, id: i64) -> T {
+    c.query_one(sql, &[&id]).unwrap().get(0)
+}
+
+/// Starts `arena` with `args` (a `match --db` that creates a run and
+/// follows it), reads its first line, `run <ID>`, and returns the process,
+/// the run's id and a thread that collects the rest of what it prints.
+fn spawn_follower(args: &[String], who: &str) -> (Child, i64, JoinHandle<String>) {
+    let mut child = common::spawn_arena(args);
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
     let mut first = String::new();
-    stdout.read_line(&mut first).expect("the follower's first line");
+    stdout
+        .read_line(&mut first)
+        .unwrap_or_else(|e| panic!("the {who}'s first line: {e}"));
     let id: i64 = first
         .trim()
         .strip_prefix("run ")
@@ -210,6 +214,36 @@ fn a_run_in_the_database_is_followed_played_by_workers_and_exported_like_a_local
         let _ = std::io::Read::read_to_string(&mut stdout, &mut text);
         text
     });
+    (child, id, rest)
+}
+
+/// Runs `arena status` (of run `id` alone when `only` is set, else of
+/// every run), checks that it shows run `id` complete with all its
+/// `games`, and returns what it printed.
+fn status_complete(url: &str, id: i64, games: u64, only: bool) -> String {
+    let id_text = id.to_string();
+    let mut args = vec!["status", "--db", url];
+    if only {
+        args.push(&id_text);
+    }
+    let status = run_ok(&strings(&args), LIMIT);
+    let status = String::from_utf8_lossy(&status.stdout).into_owned();
+    assert!(
+        status.contains(&format!("run {id}: ")) && status.contains(&format!("[complete]: {games}/{games} games")),
+        "{status}"
+    );
+    status
+}
+
+#[test]
+fn a_run_in_the_database_is_followed_played_by_workers_and_exported_like_a_local_run() {
+    let Some(test_db) = db_common::fresh("db_play") else {
+        return;
+    };
+    let url = &test_db.url;
+    let dir = scratch("db-play");
+    // The follower: prints `run <ID>` first and the summary at the end.
+    let (follower, id, rest) = spawn_follower(&match_args(url, 20, 0), "follower");
     // Two workers sharing one engine cache: neither may find the other's
     // copy half written.
     let a = Worker::start(url, "w-a", "10", &dir.join("cache"));
@@ -252,12 +286,7 @@ fn a_run_in_the_database_is_followed_played_by_workers_and_exported_like_a_local
         .count();
     assert_eq!(crashes, 0, "the mock engines never crash");
     // `arena status` shows the same figures.
-    let status = run_ok(&strings(&["status", "--db", url, &id.to_string()]), LIMIT);
-    let status = String::from_utf8_lossy(&status.stdout).into_owned();
-    assert!(
-        status.contains(&format!("run {id}: ")) && status.contains("[complete]: 20/20 games"),
-        "{status}"
-    );
+    let status = status_complete(url, id, 20, true);
     let wdl = &from_db["wdl"];
     assert!(
         status.contains(&format!("W{} D{} L{}", wdl[0], wdl[1], wdl[2])),
@@ -295,18 +324,13 @@ fn a_worker_killed_mid_batch_loses_no_game_and_counts_none_twice() {
         "the batch went to the rescuer:\n{out}"
     );
     let mut c = client(url);
-    let attempts: i32 = c
-        .query_one("SELECT attempts FROM batches WHERE run = $1 AND batch = 0", &[&id])
-        .unwrap()
-        .get(0);
+    let attempts: i32 = query_run(&mut c, "SELECT attempts FROM batches WHERE run = $1 AND batch = 0", id);
     assert_eq!(attempts, 2, "claimed by the victim, then by the rescuer");
-    let by_victim: i64 = c
-        .query_one(
-            "SELECT count(*) FROM games WHERE run = $1 AND worker = 'victim'",
-            &[&id],
-        )
-        .unwrap()
-        .get(0);
+    let by_victim: i64 = query_run(
+        &mut c,
+        "SELECT count(*) FROM games WHERE run = $1 AND worker = 'victim'",
+        id,
+    );
     assert_eq!(by_victim, 0);
     export_and_check(url, id, &dir, 16);
 }
@@ -334,13 +358,11 @@ fn a_worker_frozen_past_its_lease_has_its_late_results_refused() {
         "the frozen worker's results must not count:\n{late}"
     );
     let mut c = client(url);
-    let by_frozen: i64 = c
-        .query_one(
-            "SELECT count(*) FROM games WHERE run = $1 AND worker = 'frozen'",
-            &[&id],
-        )
-        .unwrap()
-        .get(0);
+    let by_frozen: i64 = query_run(
+        &mut c,
+        "SELECT count(*) FROM games WHERE run = $1 AND worker = 'frozen'",
+        id,
+    );
     assert_eq!(by_frozen, 0);
     export_and_check(url, id, &dir, 8);
 }
@@ -375,10 +397,7 @@ fn an_engine_that_does_not_match_its_hash_is_refused() {
     let cached = std::fs::read_dir(dir.join("cache")).map_or(0, |d| d.count());
     assert_eq!(cached, 0, "nothing unverified is cached");
     // The batch was given back for a worker that can check the engine.
-    let state: String = c
-        .query_one("SELECT state FROM batches WHERE run = $1 AND batch = 0", &[&id])
-        .unwrap()
-        .get(0);
+    let state: String = query_run(&mut c, "SELECT state FROM batches WHERE run = $1 AND batch = 0", id);
     assert_eq!(state, "open");
 }
 
@@ -389,27 +408,14 @@ fn the_run_outlives_the_process_that_created_it() {
     };
     let url = &test_db.url;
     let dir = scratch("db-creator");
-    let mut creator = common::spawn_arena(&match_args(url, 12, 0));
-    let mut stdout = BufReader::new(creator.stdout.take().expect("stdout"));
-    let mut first = String::new();
-    stdout.read_line(&mut first).expect("the creator's first line");
-    let id: i64 = first
-        .trim()
-        .strip_prefix("run ")
-        .and_then(|id| id.parse().ok())
-        .unwrap_or_else(|| panic!("the first line is not `run <ID>`: {first:?}"));
+    let (mut creator, id, _) = spawn_follower(&match_args(url, 12, 0), "creator");
     let pid = Pid::from_raw(i32::try_from(creator.id()).unwrap());
     kill(pid, Signal::SIGKILL).expect("kill -9");
     let _ = creator.wait();
     let worker = Worker::start(url, "after", "5", &dir.join("cache"));
     let (out, _) = worker.finish();
     assert!(out.contains("(run complete)"), "{out}");
-    let status = run_ok(&strings(&["status", "--db", url]), LIMIT);
-    let status = String::from_utf8_lossy(&status.stdout).into_owned();
-    assert!(
-        status.contains(&format!("run {id}: ")) && status.contains("[complete]: 12/12 games"),
-        "{status}"
-    );
+    status_complete(url, id, 12, false);
     export_and_check(url, id, &dir, 12);
 }
 
@@ -427,20 +433,7 @@ fn a_run_whose_sprt_decides_ends_and_its_workers_move_on() {
     args.extend(mock_engine("a", &[]));
     args.extend(mock_engine("b", &["option.Mode=illegal", "option.After=2"]));
     args.extend(strings(&["--each", "depth=1"]));
-    let mut follower = common::spawn_arena(&args);
-    let mut stdout = BufReader::new(follower.stdout.take().expect("stdout"));
-    let mut first = String::new();
-    stdout.read_line(&mut first).expect("the follower's first line");
-    let id: i64 = first
-        .trim()
-        .strip_prefix("run ")
-        .and_then(|id| id.parse().ok())
-        .unwrap();
-    let rest = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = std::io::Read::read_to_string(&mut stdout, &mut text);
-        text
-    });
+    let (follower, id, rest) = spawn_follower(&args, "follower");
     let worker = Worker::start(url, "sprt", "10", &dir.join("cache"));
     let (out, _) = worker.finish();
     assert!(out.contains("(run SPRT accept-h1)"), "{out}");
@@ -449,15 +442,13 @@ fn a_run_whose_sprt_decides_ends_and_its_workers_move_on() {
     let text = rest.join().unwrap();
     assert!(text.contains("SPRT decided: accept-h1"), "{text}");
     let mut c = client(url);
-    let recorded: i64 = c
-        .query_one("SELECT count(*) FROM games WHERE run = $1", &[&id])
-        .unwrap()
-        .get(0);
+    let recorded: i64 = query_run(&mut c, "SELECT count(*) FROM games WHERE run = $1", id);
     assert!(recorded < 400, "stopped early ({recorded} games)");
-    let open: i64 = c
-        .query_one("SELECT count(*) FROM batches WHERE run = $1 AND state = 'open'", &[&id])
-        .unwrap()
-        .get(0);
+    let open: i64 = query_run(
+        &mut c,
+        "SELECT count(*) FROM batches WHERE run = $1 AND state = 'open'",
+        id,
+    );
     assert!(open > 0, "batches were left unplayed");
     let summary = export_and_check(url, id, &dir, u64::try_from(recorded).unwrap());
     assert_eq!(summary["decision"], "accept-h1");

@@ -34,8 +34,6 @@ pub const FORMAT_VERSION: u32 = 1;
 /// when a feature's meaning changes, even if the count does not.
 pub const FEATURE_SET_VERSION: u32 = 1;
 const HEADER_LEN: usize = 88;
-const LEN_AT: usize = 48;
-const HASH_AT: usize = 56;
 
 /// Why a network file could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -145,15 +143,7 @@ impl QuantNetwork {
         i32s(&mut payload, &[self.b4]);
         debug_assert_eq!(payload.len(), payload_len());
 
-        let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
-        out.extend_from_slice(&MAGIC);
-        for v in header_values() {
-            out.extend_from_slice(&v.1.to_le_bytes());
-        }
-        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        out.extend_from_slice(&Sha256::digest(&payload));
-        out.extend_from_slice(&payload);
-        out
+        write_frame(MAGIC, &header_values(), &payload)
     }
 
     /// Reads a network from a file's bytes.
@@ -161,59 +151,7 @@ impl QuantNetwork {
     /// # Errors
     /// A [`NetFileError`] naming the first thing that is wrong.
     pub fn from_bytes(bytes: &[u8]) -> Result<QuantNetwork, NetFileError> {
-        if bytes.len() < HEADER_LEN {
-            return Err(NetFileError::TooShort(bytes.len()));
-        }
-        let u32_at = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
-        let mut magic = [0u8; 8];
-        magic.copy_from_slice(&bytes[..8]);
-        if magic != MAGIC {
-            return Err(NetFileError::BadMagic { found: magic });
-        }
-        let version = u32_at(8);
-        if version != FORMAT_VERSION {
-            return Err(NetFileError::Version {
-                found: version,
-                expected: FORMAT_VERSION,
-            });
-        }
-        for (i, (field, expected)) in header_values().into_iter().enumerate().skip(1) {
-            let found = u32_at(8 + 4 * i);
-            if found != expected {
-                return Err(NetFileError::Dimension {
-                    field,
-                    found: found.into(),
-                    expected: expected.into(),
-                });
-            }
-        }
-        let mut len = [0u8; 8];
-        len.copy_from_slice(&bytes[LEN_AT..HASH_AT]);
-        let declared = u64::from_le_bytes(len);
-        let present = (bytes.len() - HEADER_LEN) as u64;
-        let expected = payload_len() as u64;
-        if declared != expected {
-            return Err(NetFileError::Dimension {
-                field: "payload length",
-                found: declared,
-                expected,
-            });
-        }
-        if present != expected {
-            return Err(NetFileError::Length {
-                found: present,
-                expected,
-            });
-        }
-        let payload = &bytes[HEADER_LEN..];
-        let hash = Sha256::digest(payload);
-        if hash.as_slice() != &bytes[HASH_AT..HEADER_LEN] {
-            return Err(NetFileError::Hash {
-                expected: hex(&bytes[HASH_AT..HEADER_LEN]),
-                found: hex(&hash),
-            });
-        }
-
+        let payload = read_frame(bytes, MAGIC, &header_values(), payload_len())?;
         let mut reader = Reader { bytes: payload, at: 0 };
         let mut net = QuantNetwork::zeros();
         for row in net.w1.iter_mut() {
@@ -284,6 +222,96 @@ fn header_values() -> [(&'static str, u32); 10] {
         ("QH", QH as u32),
         ("evaluation scale", EVAL_SCALE as u32),
     ]
+}
+
+/// A file's frame around its payload: the magic, the header's u32 fields
+/// (`header[0]` is the format version), the payload's length (u64), the
+/// payload's SHA-256, then the payload. Shared by the network's and the
+/// linear model's files.
+pub(crate) fn write_frame(magic: [u8; 8], header: &[(&'static str, u32)], payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(frame_header_len(header) + payload.len());
+    out.extend_from_slice(&magic);
+    for (_, v) in header {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&Sha256::digest(payload));
+    out.extend_from_slice(payload);
+    out
+}
+
+/// The payload of a frame written by [`write_frame`], after checking, in
+/// order: the length against the header's, the magic, the format version
+/// (`header[0]`), the other header fields, the declared and present payload
+/// lengths against `expected_len`, and the hash.
+///
+/// # Errors
+/// A [`NetFileError`] naming the first thing that is wrong.
+pub(crate) fn read_frame<'a>(
+    bytes: &'a [u8],
+    magic: [u8; 8],
+    header: &[(&'static str, u32)],
+    expected_len: usize,
+) -> Result<&'a [u8], NetFileError> {
+    let header_len = frame_header_len(header);
+    let len_at = 8 + 4 * header.len();
+    let hash_at = len_at + 8;
+    if bytes.len() < header_len {
+        return Err(NetFileError::TooShort(bytes.len()));
+    }
+    let u32_at = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let mut found_magic = [0u8; 8];
+    found_magic.copy_from_slice(&bytes[..8]);
+    if found_magic != magic {
+        return Err(NetFileError::BadMagic { found: found_magic });
+    }
+    for (i, &(field, expected)) in header.iter().enumerate() {
+        let found = u32_at(8 + 4 * i);
+        if found == expected {
+            continue;
+        }
+        return Err(if i == 0 {
+            NetFileError::Version { found, expected }
+        } else {
+            NetFileError::Dimension {
+                field,
+                found: found.into(),
+                expected: expected.into(),
+            }
+        });
+    }
+    let mut len = [0u8; 8];
+    len.copy_from_slice(&bytes[len_at..hash_at]);
+    let declared = u64::from_le_bytes(len);
+    let present = (bytes.len() - header_len) as u64;
+    let expected = expected_len as u64;
+    if declared != expected {
+        return Err(NetFileError::Dimension {
+            field: "payload length",
+            found: declared,
+            expected,
+        });
+    }
+    if present != expected {
+        return Err(NetFileError::Length {
+            found: present,
+            expected,
+        });
+    }
+    let payload = &bytes[header_len..];
+    let hash = Sha256::digest(payload);
+    if hash.as_slice() != &bytes[hash_at..header_len] {
+        return Err(NetFileError::Hash {
+            expected: hex(&bytes[hash_at..header_len]),
+            found: hex(&hash),
+        });
+    }
+    Ok(payload)
+}
+
+/// The length of a frame's header: magic, u32 fields, length, hash.
+const fn frame_header_len(header: &[(&'static str, u32)]) -> usize {
+    8 + 4 * header.len() + 8 + 32
 }
 
 struct Reader<'a> {

@@ -25,11 +25,10 @@
 
 use crate::accumulator::Incremental;
 use crate::features::{NUM_FEATURES, active_features};
-use crate::file::{FEATURE_SET_VERSION, NetFileError, hex, write_atomically};
+use crate::file::{FEATURE_SET_VERSION, NetFileError, read_frame, write_atomically, write_frame};
 use crate::network::EVAL_SCALE;
 use crate::train::LinearModel;
 use leaper_rules::Position;
-use sha2::{Digest, Sha256};
 use std::path::Path;
 
 /// The first eight bytes of a linear model's file.
@@ -38,9 +37,6 @@ pub const LINEAR_MAGIC: [u8; 8] = *b"LEAPLINR";
 pub const LINEAR_FORMAT_VERSION: u32 = 1;
 /// The bound of a float weight, in logit units.
 pub const LINEAR_CLIP: f32 = 8.0;
-const HEADER_LEN: usize = 64;
-const LEN_AT: usize = 24;
-const HASH_AT: usize = 32;
 const PAYLOAD_LEN: usize = 4 * (NUM_FEATURES + 1);
 /// The largest integer weight a file may hold.
 const WEIGHT_BOUND: i32 = LINEAR_CLIP as i32 * EVAL_SCALE as i32;
@@ -90,15 +86,7 @@ impl LinearNet {
         for w in self.weights.iter().chain(std::iter::once(&self.bias)) {
             payload.extend_from_slice(&w.to_le_bytes());
         }
-        let mut out = Vec::with_capacity(HEADER_LEN + PAYLOAD_LEN);
-        out.extend_from_slice(&LINEAR_MAGIC);
-        for (_, v) in header_values() {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-        out.extend_from_slice(&Sha256::digest(&payload));
-        out.extend_from_slice(&payload);
-        out
+        write_frame(LINEAR_MAGIC, &header_values(), &payload)
     }
 
     /// Reads a model from a file's bytes.
@@ -107,57 +95,7 @@ impl LinearNet {
     /// A [`NetFileError`] naming the first thing that is wrong: magic,
     /// version, a header field, the length, the hash, a weight out of range.
     pub fn from_bytes(bytes: &[u8]) -> Result<LinearNet, NetFileError> {
-        if bytes.len() < HEADER_LEN {
-            return Err(NetFileError::TooShort(bytes.len()));
-        }
-        let u32_at = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
-        let mut magic = [0u8; 8];
-        magic.copy_from_slice(&bytes[..8]);
-        if magic != LINEAR_MAGIC {
-            return Err(NetFileError::BadMagic { found: magic });
-        }
-        let version = u32_at(8);
-        if version != LINEAR_FORMAT_VERSION {
-            return Err(NetFileError::Version {
-                found: version,
-                expected: LINEAR_FORMAT_VERSION,
-            });
-        }
-        for (i, (field, expected)) in header_values().into_iter().enumerate().skip(1) {
-            let found = u32_at(8 + 4 * i);
-            if found != expected {
-                return Err(NetFileError::Dimension {
-                    field,
-                    found: found.into(),
-                    expected: expected.into(),
-                });
-            }
-        }
-        let mut len = [0u8; 8];
-        len.copy_from_slice(&bytes[LEN_AT..HASH_AT]);
-        let declared = u64::from_le_bytes(len);
-        let expected = PAYLOAD_LEN as u64;
-        if declared != expected {
-            return Err(NetFileError::Dimension {
-                field: "payload length",
-                found: declared,
-                expected,
-            });
-        }
-        let payload = &bytes[HEADER_LEN..];
-        if payload.len() as u64 != expected {
-            return Err(NetFileError::Length {
-                found: payload.len() as u64,
-                expected,
-            });
-        }
-        let hash = Sha256::digest(payload);
-        if hash.as_slice() != &bytes[HASH_AT..HEADER_LEN] {
-            return Err(NetFileError::Hash {
-                expected: hex(&bytes[HASH_AT..HEADER_LEN]),
-                found: hex(&hash),
-            });
-        }
+        let payload = read_frame(bytes, LINEAR_MAGIC, &header_values(), PAYLOAD_LEN)?;
         let mut values: Vec<i32> = payload
             .chunks_exact(4)
             .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))

@@ -370,8 +370,7 @@ impl From<PositionError> for FenError {
     fn from(err: PositionError) -> FenError {
         match err {
             PositionError::Ply(ply) => FenError::BadPly(ply.to_string()),
-            PositionError::SideMismatch { ply, side } => FenError::SideMismatch { ply, side },
-            PositionError::Material(what) => FenError::Material(what),
+            other => FenError::Position(other),
         }
     }
 }
@@ -384,10 +383,12 @@ impl FenError {
         match self {
             FenError::MissingField(_) | FenError::ExtraField(_) => None,
             FenError::RowCount(_) | FenError::RowLength { .. } | FenError::BadBoardChar { .. } => Some(0),
-            FenError::Material(_) => Some(0),
+            FenError::Position(PositionError::Material(_)) => Some(0),
             FenError::BadHandChar(_) => Some(1),
             FenError::BadSide(_) => Some(2),
-            FenError::BadPly(_) | FenError::SideMismatch { .. } => Some(3),
+            FenError::BadPly(_) | FenError::Position(PositionError::SideMismatch { .. } | PositionError::Ply(_)) => {
+                Some(3)
+            }
         }
     }
 }
@@ -429,17 +430,11 @@ pub enum FenError {
     /// Ply not a number in 0..=102.
     #[error("ply '{0}' is not a number from 0 to 102")]
     BadPly(String),
-    /// Side and ply disagree.
-    #[error("at ply {ply} it cannot be {side} to move (red moves after an even number of plies)")]
-    SideMismatch {
-        /// The ply.
-        ply: u32,
-        /// The side given.
-        side: Color,
-    },
-    /// Piece counts that no game can produce.
-    #[error("{0}")]
-    Material(String),
+    /// The fields do not make a position that can arise in a game: side
+    /// and ply disagree, or piece counts that no game can produce (a ply
+    /// out of range is [`FenError::BadPly`]).
+    #[error(transparent)]
+    Position(PositionError),
 }
 
 fn parse_board(text: &str) -> Result<[Option<Piece>; 64], FenError> {

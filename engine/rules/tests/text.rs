@@ -197,16 +197,18 @@ fn bad_position_strings_name_the_field_at_fault() {
         ("8/8/8/8/8/8/8/8 - x 0", |e| matches!(e, FenError::BadSide(_))),
         ("8/8/8/8/8/8/8/8 - r 103", |e| matches!(e, FenError::BadPly(_))),
         ("8/8/8/8/8/8/8/8 - b 0", |e| {
-            matches!(e, FenError::SideMismatch { ply: 0, .. })
+            matches!(e, FenError::Position(PositionError::SideMismatch { ply: 0, .. }))
         }),
-        ("8/8/8/8/8/8/8/8 A r 0", |e| matches!(e, FenError::Material(_))),
+        ("8/8/8/8/8/8/8/8 A r 0", |e| {
+            matches!(e, FenError::Position(PositionError::Material(_)))
+        }),
         // 17 wazirs.
         ("WWWWWWWW/WWWWWWWW/W7/8/8/8/8/8 - r 10", |e| {
-            matches!(e, FenError::Material(_))
+            matches!(e, FenError::Position(PositionError::Material(_)))
         }),
         // Both wazirs gone.
         ("AAAAAAAA/DDDDFFN1/8/8/8/8/aaaaaaaa/ddddffn1 - r 10", |e| {
-            matches!(e, FenError::Material(_))
+            matches!(e, FenError::Position(PositionError::Material(_)))
         }),
     ];
     for (text, expected) in cases {
