@@ -39,7 +39,7 @@
 //! a move of another piece can switch the frame, which [`move_delta`]
 //! reports as a refresh.
 
-use leaper_rules::{Bitboard, Color, FenError, Move, Piece, Position, Role, Square};
+use leaper_rules::{Bitboard, Color, Move, Piece, Position, PositionError, Role, Square};
 
 /// The number of wazir buckets (canonical squares of the own wazir).
 pub const BUCKETS: usize = 10;
@@ -126,7 +126,7 @@ impl Transform {
     /// During the setup (ply 1, where Red's pieces must stand on rows
     /// `a`/`b`) the image may be no position of the game; from ply 2 on a
     /// symmetry maps positions to positions and this does not fail.
-    pub fn apply_position(self, pos: &Position) -> Result<Position, FenError> {
+    pub fn apply_position(self, pos: &Position) -> Result<Position, PositionError> {
         pos.transformed(|sq| self.apply(sq))
     }
 }
@@ -139,19 +139,20 @@ impl Transform {
 /// # Errors
 /// In the setup phase (plies 0 and 1) the swapped position is no position
 /// of the game; from ply 2 on this does not fail.
-pub fn swap_colors(pos: &Position) -> Result<Position, FenError> {
+pub fn swap_colors(pos: &Position) -> Result<Position, PositionError> {
     pos.color_swapped()
 }
 
 /// Position re-building helpers kept here, out of the rules crate, through
-/// its position notation: the rules need no symmetry API of their own.
+/// its checked constructor (`Position::from_parts`): the rules need no
+/// symmetry API of their own.
 trait Rebuild {
-    fn transformed(&self, map: impl Fn(Square) -> Square) -> Result<Position, FenError>;
-    fn color_swapped(&self) -> Result<Position, FenError>;
+    fn transformed(&self, map: impl Fn(Square) -> Square) -> Result<Position, PositionError>;
+    fn color_swapped(&self) -> Result<Position, PositionError>;
 }
 
 impl Rebuild for Position {
-    fn transformed(&self, map: impl Fn(Square) -> Square) -> Result<Position, FenError> {
+    fn transformed(&self, map: impl Fn(Square) -> Square) -> Result<Position, PositionError> {
         let mut board = [None; 64];
         for sq in Square::ALL {
             board[map(sq).index()] = self.piece_at(sq);
@@ -159,7 +160,7 @@ impl Rebuild for Position {
         rebuild(self, &board, false)
     }
 
-    fn color_swapped(&self) -> Result<Position, FenError> {
+    fn color_swapped(&self) -> Result<Position, PositionError> {
         let mut board = [None; 64];
         for sq in Square::ALL {
             board[sq.index()] = self.piece_at(sq).map(|p| Piece::new(!p.color, p.role));
@@ -168,42 +169,8 @@ impl Rebuild for Position {
     }
 }
 
-fn rebuild(pos: &Position, board: &[Option<Piece>; 64], swap: bool) -> Result<Position, FenError> {
-    let mut text = String::with_capacity(96);
-    for row in 0..8 {
-        if row > 0 {
-            text.push('/');
-        }
-        let mut empty = 0u8;
-        for col in 0..8 {
-            match board[row * 8 + col] {
-                Some(piece) => {
-                    if empty > 0 {
-                        text.push((b'0' + empty) as char);
-                        empty = 0;
-                    }
-                    text.push(piece.letter());
-                }
-                None => empty += 1,
-            }
-        }
-        if empty > 0 {
-            text.push((b'0' + empty) as char);
-        }
-    }
-    text.push(' ');
-    let start = text.len();
-    for color in Color::ALL {
-        let holder = if swap { !color } else { color };
-        for role in Role::DROPPABLE {
-            for _ in 0..pos.hand(holder).count(role) {
-                text.push(role.letter(color));
-            }
-        }
-    }
-    if text.len() == start {
-        text.push('-');
-    }
+fn rebuild(pos: &Position, board: &[Option<Piece>; 64], swap: bool) -> Result<Position, PositionError> {
+    let hands = Color::ALL.map(|color| *pos.hand(if swap { !color } else { color }));
     let ply = if !swap {
         pos.ply()
     } else if pos.ply() < leaper_rules::MAX_PLY {
@@ -211,9 +178,7 @@ fn rebuild(pos: &Position, board: &[Option<Piece>; 64], swap: bool) -> Result<Po
     } else {
         pos.ply() - 1
     };
-    let side = if Color::to_move_at(ply) == Color::Red { 'r' } else { 'b' };
-    text.push_str(&format!(" {side} {ply}"));
-    Position::from_fen(&text)
+    Position::from_parts(*board, hands, Color::to_move_at(ply), ply)
 }
 
 /// The frame of one perspective: the wazir bucket and the symmetry that
