@@ -196,6 +196,7 @@ fn a_weakening_fails_as_a_database_run_and_the_verdict_is_a_row_of_the_database_
     let rows = regress::read_ledger_db(&mut client).expect("the ledger");
     assert_eq!(rows.len(), 1, "{rows:?}");
     let row = &rows[0];
+    eprintln!("the row: {row:?}");
     assert_eq!(row.verdict, Verdict::Failed);
     assert_eq!((row.dev_ref.as_str(), row.base_ref.as_str()), ("weak", "strong"));
     assert_eq!(row.dev_commit, git(&repo, &["rev-parse", "weak"]));
