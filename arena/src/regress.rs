@@ -1304,6 +1304,21 @@ mod tests {
     }
 
     #[test]
+    fn database_runs_give_verdicts_as_local_ones() {
+        assert_eq!(
+            Verdict::of_db_run(RunState::Sprt(Decision::AcceptH1)),
+            Some(Verdict::Passed)
+        );
+        assert_eq!(
+            Verdict::of_db_run(RunState::Sprt(Decision::AcceptH0)),
+            Some(Verdict::Failed)
+        );
+        assert_eq!(Verdict::of_db_run(RunState::Complete), Some(Verdict::Inconclusive));
+        assert_eq!(Verdict::of_db_run(RunState::Stopped), None);
+        assert_eq!(Verdict::of_db_run(RunState::Running), None);
+    }
+
+    #[test]
     fn rows_round_trip_and_quote() {
         let row = LedgerRow {
             time: iso_time(UNIX_EPOCH + Duration::from_secs(1_795_000_000)),

@@ -200,8 +200,9 @@ fn test(args: &RegressArgs) -> anyhow::Result<Verdict> {
         command: args.build.clone(),
         bin: args.bin.clone(),
     };
-    // Check the settings that need no build first.
+    // Check the settings that need no build first, and the database.
     let openings = args.openings.as_deref().map(openings_of).transpose()?;
+    let client = args.db.as_deref().map(db::connect).transpose()?;
     let dev = side(args, "dev", dev_ref, &recipe, &cache)?;
     let base = side(args, "base", base_ref, &recipe, &cache)?;
     let plan = Plan {
@@ -213,8 +214,8 @@ fn test(args: &RegressArgs) -> anyhow::Result<Verdict> {
         openings,
     };
     let config = regress::match_config(&dev, &base, &plan)?;
-    if let Some(url) = &args.db {
-        return test_db(args, url, &dev, &base, config);
+    if let (Some(url), Some(client)) = (&args.db, client) {
+        return test_db(args, url, client, &dev, &base, config);
     }
     let out = args.out.clone().unwrap_or_else(|| {
         let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
@@ -260,10 +261,16 @@ fn test(args: &RegressArgs) -> anyhow::Result<Verdict> {
 /// The match as a database run: created, played by workers, followed to
 /// its end; the verdict is the run's SPRT decision and the row goes into
 /// the database's ledger.
-fn test_db(args: &RegressArgs, url: &str, dev: &Side, base: &Side, mut config: RunConfig) -> anyhow::Result<Verdict> {
+fn test_db(
+    args: &RegressArgs,
+    url: &str,
+    mut client: postgres::Client,
+    dev: &Side,
+    base: &Side,
+    mut config: RunConfig,
+) -> anyhow::Result<Verdict> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     config.absolutize(&cwd);
-    let mut client = db::connect(url)?;
     let id = db::submit_run(&mut client, &config, db::BATCH_PAIRS)?;
     let (elo0, elo1) = args.preset.bounds();
     eprintln!(

@@ -268,3 +268,42 @@ fn a_weakening_fails_as_a_database_run_and_the_verdict_is_a_row_of_the_database_
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--out"));
 }
+
+#[test]
+fn an_unreachable_database_stops_the_test_before_any_build_and_hides_the_password() {
+    let dir = scratch("regress-db-unreachable");
+    let repo = engine_repo(&dir);
+    let cache = dir.join("cache");
+    let args = strings(&[
+        "regress",
+        "--db",
+        "postgres://ann:s3cret@127.0.0.1:1/x",
+        "--repo",
+        repo.to_str().unwrap(),
+        "--dev",
+        "weak",
+        "--base",
+        "strong",
+        "--build",
+        "sh build.sh",
+        "--bin",
+        "engine",
+        "--cache",
+        cache.to_str().unwrap(),
+    ]);
+    let out = common::run_arena(&args, LIMIT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("ann:***@127.0.0.1:1") && !stderr.contains("s3cret"),
+        "{stderr}"
+    );
+    assert!(!cache.exists(), "nothing was built");
+    let out = common::run_arena(
+        &strings(&["regress", "--history", "--db", "postgres://ann:s3cret@127.0.0.1:1/x"]),
+        LIMIT,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains("s3cret"), "{stderr}");
+}
