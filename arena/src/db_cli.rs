@@ -4,7 +4,7 @@
 //! [`arena::db`]; this module prints. A database URL is only ever shown
 //! without its password.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -19,18 +19,6 @@ use crate::commands::{Progress, title};
 /// Pairs per batch of a database run: a worker claims this many at a time.
 const BATCH_PAIRS: u64 = 4;
 
-/// The program file of an engine's `cmd`: a path, or a name on `PATH`.
-fn program_file(cmd: &Path) -> anyhow::Result<PathBuf> {
-    if cmd.components().count() > 1 {
-        return Ok(cmd.to_path_buf());
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(cmd))
-        .find(|p| p.is_file())
-        .with_context(|| format!("{} is not on PATH", cmd.display()))
-}
-
 /// Creates a run of `config` in the database, prints `run <ID>`, and
 /// follows it to its end unless `detach`.
 ///
@@ -41,22 +29,8 @@ pub fn create(mut config: RunConfig, url: &str, detach: bool, quiet: bool) -> an
     config.validate()?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     config.absolutize(&cwd);
-    let openings = match &config.openings {
-        Some(o) => Some(arena::read_openings(&o.file)?),
-        None => None,
-    };
-    for spec in &config.engines {
-        arena::probe_engine(spec)?;
-    }
     let mut client = db::connect(url)?;
-    let mut engines = Vec::new();
-    for spec in &config.engines {
-        let file = program_file(&spec.cmd).with_context(|| format!("engine {}", spec.name))?;
-        let bytes =
-            std::fs::read(&file).with_context(|| format!("engine {}: cannot read {}", spec.name, file.display()))?;
-        engines.push((spec.name.clone(), db::store_engine(&mut client, &bytes)?));
-    }
-    let id = db::create_run(&mut client, &config, openings.as_deref(), &engines, BATCH_PAIRS)?;
+    let id = db::submit_run(&mut client, &config, BATCH_PAIRS)?;
     println!("run {id}");
     if !quiet {
         eprintln!(

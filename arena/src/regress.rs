@@ -7,7 +7,9 @@
 //! two play a match with an SPRT of one of the [`Preset`]s
 //! ([`match_config`], then the arena's own [`crate::run`]). Every test that
 //! plays ends with one row of the ledger ([`append_row`], read back by
-//! [`read_ledger`]).
+//! [`read_ledger`]). With a database the match is a database run that
+//! workers play (see [`crate::db`]) and the ledger is its
+//! `regress_ledger` table ([`append_row_db`], [`read_ledger_db`]).
 //!
 //! The ledger is a CSV file that only grows. A row is appended whole, with
 //! one `write` of the complete line on a file opened for appending and
@@ -33,7 +35,9 @@ use results::{Decision, EloModel};
 use thiserror::Error;
 
 use crate::config::{ConfigError, Mode, OpeningsConfig, RunConfig, SprtSettings, build_engines};
+use crate::db::{DbError, RunState};
 use crate::runner::{RunEnd, RunReport};
+use crate::score::Standings;
 
 /// The build command when none is given: the workspace's `leaper`, in a
 /// cargo target directory shared by every build of the cache (so a second
@@ -773,6 +777,17 @@ impl Verdict {
         }
     }
 
+    /// Of a database run that ended: `None` for one stopped by hand.
+    #[must_use]
+    pub fn of_db_run(state: RunState) -> Option<Self> {
+        match state {
+            RunState::Sprt(Decision::AcceptH1) => Some(Self::Passed),
+            RunState::Sprt(Decision::AcceptH0) => Some(Self::Failed),
+            RunState::Sprt(Decision::Continue) | RunState::Complete => Some(Self::Inconclusive),
+            RunState::Running | RunState::Stopped => None,
+        }
+    }
+
     /// `PASSED`, `FAILED` or `INCONCLUSIVE`.
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -845,8 +860,30 @@ impl LedgerRow {
     /// The row of a finished test.
     #[must_use]
     pub fn new(dev: &Side, base: &Side, preset: Preset, config: &RunConfig, report: &RunReport, out: &Path) -> Self {
+        Self::of_standings(
+            dev,
+            base,
+            preset,
+            config,
+            &report.standings,
+            Verdict::of(report),
+            &out.display().to_string(),
+        )
+    }
+
+    /// The row of a test that ended with standings `s` and `verdict`,
+    /// whose games are in `out` (a directory, or a database run).
+    #[must_use]
+    pub fn of_standings(
+        dev: &Side,
+        base: &Side,
+        preset: Preset,
+        config: &RunConfig,
+        s: &Standings,
+        verdict: Verdict,
+        out: &str,
+    ) -> Self {
         let (elo0, elo1) = preset.bounds();
-        let s = &report.standings;
         let p = s.main.pentanomial;
         Self {
             time: iso_time(SystemTime::now()),
@@ -867,8 +904,8 @@ impl LedgerRow {
             nelo: s.estimates.nelo,
             nelo_ci95: s.estimates.nelo_ci95,
             llr: s.sprt.map_or(f64::NAN, |(_, status)| status.llr),
-            verdict: Verdict::of(report),
-            out: out.display().to_string(),
+            verdict,
+            out: out.to_owned(),
         }
     }
 
@@ -1073,6 +1110,110 @@ pub fn read_ledger(path: &Path) -> Result<Ledger, RegressError> {
     Ok(ledger)
 }
 
+/// The columns of the `regress_ledger` table, in the CSV's order.
+const DB_COLUMNS: &str = "time, dev_ref, dev_commit, base_ref, base_commit, dev_bench, base_bench, preset, elo0, \
+                          elo1, tc, games, ll, ld, dd, wd, ww, elo, elo_ci95, nelo, nelo_ci95, llr, verdict, out";
+
+fn to_db(n: u64, what: &str) -> Result<i64, DbError> {
+    i64::try_from(n).map_err(|_| DbError::Content(format!("ledger row: {what} {n} is too large")))
+}
+
+fn from_db(n: i64, what: &str) -> Result<u64, DbError> {
+    u64::try_from(n).map_err(|_| DbError::Content(format!("regress_ledger: {what} {n} is negative")))
+}
+
+/// Appends `row` to the database's ledger, the `regress_ledger` table, in
+/// one statement; returns the row's key.
+///
+/// # Errors
+/// A failed statement, or counts beyond the database's integers.
+pub fn append_row_db(client: &mut impl postgres::GenericClient, row: &LedgerRow) -> Result<i64, DbError> {
+    let p = row.pentanomial;
+    let ints = [
+        to_db(row.dev_bench, "dev bench")?,
+        to_db(row.base_bench, "base bench")?,
+        to_db(row.games, "games")?,
+        to_db(p[0], "ll")?,
+        to_db(p[1], "ld")?,
+        to_db(p[2], "dd")?,
+        to_db(p[3], "wd")?,
+        to_db(p[4], "ww")?,
+    ];
+    let verdict = row.verdict.name();
+    let id: i64 = client
+        .query_one(
+            &format!(
+                "INSERT INTO regress_ledger ({DB_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, \
+                 $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24) RETURNING id"
+            ),
+            &[
+                &row.time,
+                &row.dev_ref,
+                &row.dev_commit,
+                &row.base_ref,
+                &row.base_commit,
+                &ints[0],
+                &ints[1],
+                &row.preset,
+                &row.elo0,
+                &row.elo1,
+                &row.tc,
+                &ints[2],
+                &ints[3],
+                &ints[4],
+                &ints[5],
+                &ints[6],
+                &ints[7],
+                &row.elo,
+                &row.elo_ci95,
+                &row.nelo,
+                &row.nelo_ci95,
+                &row.llr,
+                &verdict,
+                &row.out,
+            ],
+        )?
+        .get(0);
+    Ok(id)
+}
+
+/// The database's ledger, oldest first.
+///
+/// # Errors
+/// A failed query, or a row that does not read.
+pub fn read_ledger_db(client: &mut impl postgres::GenericClient) -> Result<Vec<LedgerRow>, DbError> {
+    let rows = client.query(&format!("SELECT {DB_COLUMNS} FROM regress_ledger ORDER BY id"), &[])?;
+    rows.iter()
+        .map(|r| {
+            let n = |i: usize, what: &str| from_db(r.get::<_, i64>(i), what);
+            let verdict: String = r.get(22);
+            Ok(LedgerRow {
+                time: r.get(0),
+                dev_ref: r.get(1),
+                dev_commit: r.get(2),
+                base_ref: r.get(3),
+                base_commit: r.get(4),
+                dev_bench: n(5, "dev_bench")?,
+                base_bench: n(6, "base_bench")?,
+                preset: r.get(7),
+                elo0: r.get(8),
+                elo1: r.get(9),
+                tc: r.get(10),
+                games: n(11, "games")?,
+                pentanomial: [n(12, "ll")?, n(13, "ld")?, n(14, "dd")?, n(15, "wd")?, n(16, "ww")?],
+                elo: r.get(17),
+                elo_ci95: r.get(18),
+                nelo: r.get(19),
+                nelo_ci95: r.get(20),
+                llr: r.get(21),
+                verdict: Verdict::parse(&verdict)
+                    .ok_or_else(|| DbError::Content(format!("regress_ledger: verdict {verdict:?}")))?,
+                out: r.get(23),
+            })
+        })
+        .collect()
+}
+
 /// The ledger as a table, oldest first.
 #[must_use]
 pub fn history_text(rows: &[LedgerRow]) -> String {
@@ -1160,6 +1301,21 @@ mod tests {
         for bad in ["2,0", "x", "1,", "nan,1", ""] {
             assert!(Preset::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn database_runs_give_verdicts_as_local_ones() {
+        assert_eq!(
+            Verdict::of_db_run(RunState::Sprt(Decision::AcceptH1)),
+            Some(Verdict::Passed)
+        );
+        assert_eq!(
+            Verdict::of_db_run(RunState::Sprt(Decision::AcceptH0)),
+            Some(Verdict::Failed)
+        );
+        assert_eq!(Verdict::of_db_run(RunState::Complete), Some(Verdict::Inconclusive));
+        assert_eq!(Verdict::of_db_run(RunState::Stopped), None);
+        assert_eq!(Verdict::of_db_run(RunState::Running), None);
     }
 
     #[test]

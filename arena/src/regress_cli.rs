@@ -1,17 +1,19 @@
 //! `arena regress`: tests a build for Elo regressions from two git refs
 //! (see the library's `arena::regress`), printing each step on stderr and
 //! the verdict on stdout, and `arena regress --history`, the ledger as a
-//! table. The exit status gates a merge: 0 PASSED, 1 FAILED, 2 for a test
+//! table; with `--db URL` the match is a database run played by workers
+//! and the ledger a table of that database. The exit status gates a merge: 0 PASSED, 1 FAILED, 2 for a test
 //! that stopped or ran out of games without a verdict.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
+use arena::db;
 use arena::regress::{self, LEDGER_FILE, LedgerRow, Plan, Preset, Recipe, Side, Verdict};
-use arena::{RunObserver, key_value, openings_of};
+use arena::{RunConfig, RunObserver, key_value, openings_of, standings_text};
 use clap::{ArgAction, Args};
 
 use crate::commands::{Progress, print_final, title};
@@ -74,8 +76,13 @@ pub struct RegressArgs {
     pub cache: Option<PathBuf>,
 
     /// The run's output directory [default: <ledger>/runs/<unix time>-<dev>-<base>].
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "db")]
     pub out: Option<PathBuf>,
+
+    /// Play the SPRT as a run in this PostgreSQL database (played by `arena worker --db URL` on any host) and
+    /// keep the ledger in its `regress_ledger` table instead of ledger.csv.
+    #[arg(long, value_name = "URL")]
+    pub db: Option<String>,
 
     /// Print the ledger as a table and exit.
     #[arg(long, conflicts_with_all = ["dev", "base"])]
@@ -90,13 +97,20 @@ fn parse_preset(text: &str) -> Result<Preset, String> {
     Preset::parse(text).map_err(|e| e.to_string())
 }
 
+/// How often a database run is looked at.
+const POLL: Duration = Duration::from_millis(500);
+
 /// The exit status of a test that stopped without a verdict.
 const STOPPED: u8 = 2;
 
 /// Runs `arena regress`; the exit status is the verdict's.
 pub fn run(args: &RegressArgs) -> ExitCode {
     let outcome = if args.history {
-        history(&args.ledger).map(|()| ExitCode::SUCCESS)
+        match &args.db {
+            Some(url) => history_db(url),
+            None => history(&args.ledger),
+        }
+        .map(|()| ExitCode::SUCCESS)
     } else {
         test(args).map(|verdict| match verdict {
             Verdict::Passed => ExitCode::SUCCESS,
@@ -131,6 +145,19 @@ fn history(dir: &Path) -> anyhow::Result<()> {
             ledger.damaged,
             path.display()
         );
+    }
+    Ok(())
+}
+
+fn history_db(url: &str) -> anyhow::Result<()> {
+    let mut client = db::connect(url)?;
+    let rows = regress::read_ledger_db(&mut client)?;
+    let place = format!("the regress_ledger table of {}", db::redact_url(url));
+    if rows.is_empty() {
+        println!("{place}: no tests yet");
+    } else {
+        println!("{}", regress::history_text(&rows));
+        println!("{} tests in {place}", rows.len());
     }
     Ok(())
 }
@@ -173,8 +200,9 @@ fn test(args: &RegressArgs) -> anyhow::Result<Verdict> {
         command: args.build.clone(),
         bin: args.bin.clone(),
     };
-    // Check the settings that need no build first.
+    // Check the settings that need no build first, and the database.
     let openings = args.openings.as_deref().map(openings_of).transpose()?;
+    let client = args.db.as_deref().map(db::connect).transpose()?;
     let dev = side(args, "dev", dev_ref, &recipe, &cache)?;
     let base = side(args, "base", base_ref, &recipe, &cache)?;
     let plan = Plan {
@@ -186,6 +214,9 @@ fn test(args: &RegressArgs) -> anyhow::Result<Verdict> {
         openings,
     };
     let config = regress::match_config(&dev, &base, &plan)?;
+    if let (Some(url), Some(client)) = (&args.db, client) {
+        return test_db(args, url, client, &dev, &base, config);
+    }
     let out = args.out.clone().unwrap_or_else(|| {
         let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
         args.ledger
@@ -223,6 +254,59 @@ fn test(args: &RegressArgs) -> anyhow::Result<Verdict> {
         row.nelo_ci95,
         row.llr,
         ledger.display()
+    );
+    Ok(verdict)
+}
+
+/// The match as a database run: created, played by workers, followed to
+/// its end; the verdict is the run's SPRT decision and the row goes into
+/// the database's ledger.
+fn test_db(
+    args: &RegressArgs,
+    url: &str,
+    mut client: postgres::Client,
+    dev: &Side,
+    base: &Side,
+    mut config: RunConfig,
+) -> anyhow::Result<Verdict> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    config.absolutize(&cwd);
+    let id = db::submit_run(&mut client, &config, db::BATCH_PAIRS)?;
+    let (elo0, elo1) = args.preset.bounds();
+    eprintln!(
+        "{}: SPRT {} [{elo0}, {elo1}] normalized Elo, at most {} games, as run {id} in the database at {}; play it \
+         with `arena worker --db URL` on any host",
+        title(&config),
+        args.preset.name(),
+        config.total_games(),
+        db::redact_url(url)
+    );
+    let progress = Progress::new(&config, args.quiet);
+    let waited = db::wait_run(&mut client, id, POLL, |_, standings| {
+        progress.run_started(standings, false)
+    });
+    progress.finish();
+    let (run, standings) = waited?;
+    println!("{}", standings_text(&standings, &title(&run.config)));
+    let Some(verdict) = Verdict::of_db_run(run.state) else {
+        anyhow::bail!("run {id} was stopped before the SPRT decided; no verdict, nothing recorded in the ledger");
+    };
+    let out = format!("db run {id}");
+    let row = LedgerRow::of_standings(dev, base, args.preset, &config, &standings, verdict, &out);
+    regress::append_row_db(&mut client, &row).context("the verdict could not be recorded in the ledger")?;
+    println!(
+        "{}: {} ({}) vs {} ({}), {} [{elo0}, {elo1}]: {} games in run {id}, nElo {:+.2} ± {:.2}, LLR {:.2}. Ledger: \
+         the regress_ledger table",
+        verdict.name(),
+        dev.commit.refname,
+        dev.commit.short(),
+        base.commit.refname,
+        base.commit.short(),
+        args.preset.name(),
+        row.games,
+        row.nelo,
+        row.nelo_ci95,
+        row.llr,
     );
     Ok(verdict)
 }

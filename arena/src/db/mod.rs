@@ -14,6 +14,7 @@
 pub mod export;
 pub mod queue;
 pub mod schema;
+pub mod submit;
 pub mod worker;
 
 use std::str::FromStr;
@@ -27,6 +28,7 @@ pub use queue::{
     scoreboard, sha256_hex, store_engine,
 };
 pub use schema::{MIGRATIONS, migrate, schema_version};
+pub use submit::{BATCH_PAIRS, SubmitError, program_file, submit_run, wait_run};
 pub use worker::{WorkerObserver, WorkerReport, WorkerSettings, run_worker};
 
 /// What went wrong with the database.

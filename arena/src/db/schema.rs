@@ -80,6 +80,37 @@ pub const MIGRATIONS: &[&str] = &[
         heartbeat TIMESTAMPTZ NOT NULL DEFAULT now()
     );
     ",
+    // 2: the ledger of `arena regress --db`, one row per test, the columns
+    // of its CSV ledger (`out` names the database run).
+    r"
+    CREATE TABLE regress_ledger (
+        id BIGSERIAL PRIMARY KEY,
+        time TEXT NOT NULL,
+        dev_ref TEXT NOT NULL,
+        dev_commit TEXT NOT NULL,
+        base_ref TEXT NOT NULL,
+        base_commit TEXT NOT NULL,
+        dev_bench BIGINT NOT NULL CHECK (dev_bench >= 0),
+        base_bench BIGINT NOT NULL CHECK (base_bench >= 0),
+        preset TEXT NOT NULL,
+        elo0 DOUBLE PRECISION NOT NULL,
+        elo1 DOUBLE PRECISION NOT NULL,
+        tc TEXT NOT NULL,
+        games BIGINT NOT NULL CHECK (games >= 0),
+        ll BIGINT NOT NULL CHECK (ll >= 0),
+        ld BIGINT NOT NULL CHECK (ld >= 0),
+        dd BIGINT NOT NULL CHECK (dd >= 0),
+        wd BIGINT NOT NULL CHECK (wd >= 0),
+        ww BIGINT NOT NULL CHECK (ww >= 0),
+        elo DOUBLE PRECISION NOT NULL,
+        elo_ci95 DOUBLE PRECISION NOT NULL,
+        nelo DOUBLE PRECISION NOT NULL,
+        nelo_ci95 DOUBLE PRECISION NOT NULL,
+        llr DOUBLE PRECISION NOT NULL,
+        verdict TEXT NOT NULL CHECK (verdict IN ('PASSED', 'FAILED', 'INCONCLUSIVE')),
+        out TEXT NOT NULL
+    );
+    ",
 ];
 
 /// The key of the advisory lock held while migrating.
