@@ -111,6 +111,17 @@ fn start_server(args: &[String]) -> (Killed, String, Vec<String>) {
     (Killed(child), url, lines)
 }
 
+/// The cache directories of the server with process id `pid`.
+fn caches_of(pid: u32) -> Vec<std::path::PathBuf> {
+    let prefix = format!("arena-serve-db-{pid}-");
+    std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| e.path())
+        .collect()
+}
+
 /// The entry of database run `id` in the list of runs.
 fn db_entry(runs: &Value, id: i64) -> Option<Value> {
     runs.as_array()?.iter().find(|r| r["db_run"] == id).cloned()
@@ -208,7 +219,15 @@ fn database_runs_are_served_with_the_figures_and_games_of_their_export() {
         std::thread::sleep(Duration::from_millis(300));
     }
     check_served(&agent, &base, second, &second_out, "finished");
+    let pid = server.0.id();
+    assert_eq!(caches_of(pid).len(), 1, "one cache directory while serving");
+    for cache in caches_of(pid) {
+        let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&cache).unwrap().permissions());
+        assert_eq!(mode & 0o777, 0o700, "{}", cache.display());
+    }
+    // Killed, it cannot remove its cache: the next server does.
     drop(server);
+    assert_eq!(caches_of(pid).len(), 1);
 
     // With a local run directory too: it comes first, the database's after.
     let local = dir.join("local");
@@ -219,6 +238,7 @@ fn database_runs_are_served_with_the_figures_and_games_of_their_export() {
     run_ok(&args, LIMIT);
     let (_server, base, lines) = start_server(&[local.to_str().unwrap().to_owned(), "--db".to_owned(), url.clone()]);
     assert!(lines.iter().any(|l| l.contains("run 0: local")), "{lines:?}");
+    assert!(caches_of(pid).is_empty(), "the cache of a server gone is removed");
     let runs = get_json(&agent, &format!("{base}api/runs"));
     assert_eq!(runs.as_array().map(Vec::len), Some(3), "{runs}");
     assert_eq!(runs[0]["name"], "local");

@@ -144,6 +144,26 @@ impl Drop for DbSource {
     }
 }
 
+/// The start of a cache directory's name; the server's pid and a time stamp
+/// follow.
+const CACHE_PREFIX: &str = "arena-serve-db-";
+
+/// Removes the caches of servers that are gone (ended by a signal, they
+/// could not remove their own): those whose pid no longer runs.
+fn remove_stale_caches(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else { return };
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some((pid, stamp)) = name.strip_prefix(CACHE_PREFIX).and_then(|r| r.split_once('-')) else {
+            continue;
+        };
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        if digits(pid) && digits(stamp) && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// The state the runs page shows for a database run's state.
 fn db_state_name(state: RunState) -> &'static str {
     match state {
@@ -162,7 +182,8 @@ impl DbSource {
         let stamp = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
-        let cache = base.join(format!("arena-serve-{}-{stamp}", std::process::id()));
+        remove_stale_caches(&base);
+        let cache = base.join(format!("{CACHE_PREFIX}{}-{stamp}", std::process::id()));
         let made = {
             use std::os::unix::fs::DirBuilderExt;
             std::fs::DirBuilder::new().mode(0o700).create(&cache)
