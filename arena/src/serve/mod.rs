@@ -5,9 +5,9 @@
 //!
 //! Safety: the runs are those of the directories on the command line (and
 //! runs that appear later inside the folders among them), then those of the
-//! database of `--db` (exported into the server's own cache directory). A URL names a run by its number in
-//! that list and a game by its id, and the files read are always the
-//! run's own, by their fixed names: no part of a URL ever becomes a path,
+//! database of `--db` (exported into the server's own cache directory). A
+//! URL names a run by its number in that list and a game by its id, and
+//! the files read are always the run's own, by their fixed names: no part of a URL ever becomes a path,
 //! and anything that is not one of the routes is a 404.
 //!
 //! Routes (all `GET`):
@@ -116,11 +116,12 @@ impl std::fmt::Debug for Server {
 }
 
 impl Server {
-    /// Finds the runs of `args.dirs` and binds `args.addr`.
+    /// Finds the runs of `args.dirs` (and of `args.db`) and binds
+    /// `args.addr`.
     ///
     /// # Errors
-    /// [`Runs::find`]'s; [`ServeError::Bind`] when the address is taken or
-    /// not local.
+    /// [`Runs::find_with_db`]'s; [`ServeError::Bind`] when the address is
+    /// taken or not local.
     pub fn bind(args: &ServeArgs) -> Result<Self, ServeError> {
         let runs = Runs::find_with_db(&args.dirs, args.db.as_deref())?;
         let http = tiny_http::Server::http(args.addr).map_err(|e| ServeError::Bind {
