@@ -650,7 +650,8 @@ fn bad_directories_and_addresses_are_refused_by_name() {
     let help = run_ok(&strings(&["serve", "--help"]), LIMIT);
     let help = String::from_utf8_lossy(&help.stdout);
     for text in [
-        "<DIR>...",
+        "[DIR]...",
+        "--db <URL>",
         "--addr <ADDR>",
         "127.0.0.1:8080",
         "folders whose subdirectories are runs",

@@ -4,9 +4,10 @@
 //! drawn here; the game viewer gets each position from the rules crate.
 //!
 //! Safety: the runs are those of the directories on the command line (and
-//! runs that appear later inside the folders among them). A URL names a run by its number in
-//! that list and a game by its id, and the files read are always the
-//! run's own, by their fixed names: no part of a URL ever becomes a path,
+//! runs that appear later inside the folders among them), then those of the
+//! database of `--db` (exported into the server's own cache directory). A
+//! URL names a run by its number in that list and a game by its id, and
+//! the files read are always the run's own, by their fixed names: no part of a URL ever becomes a path,
 //! and anything that is not one of the routes is a 404.
 //!
 //! Routes (all `GET`):
@@ -52,8 +53,12 @@ const WORKERS: usize = 4;
 pub struct ServeArgs {
     /// Run directories to show (of `match`, `gauntlet`, `roundrobin` or
     /// `tune`), or folders whose subdirectories are runs.
-    #[arg(required = true, value_name = "DIR")]
+    #[arg(required_unless_present = "db", value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
+    /// Also show the runs of this PostgreSQL database (`postgres://...`),
+    /// as `arena match --db` creates them.
+    #[arg(long, value_name = "URL")]
+    pub db: Option<String>,
     /// The address to listen on; port 0 picks a free one.
     #[arg(long, default_value = DEFAULT_ADDR)]
     pub addr: SocketAddr,
@@ -81,6 +86,9 @@ pub enum ServeError {
         /// What the system said.
         source: std::io::Error,
     },
+    /// The database could not be read (its URL shown without password).
+    #[error("{0}")]
+    Db(String),
     /// The address could not be bound.
     #[error("cannot listen on {addr}: {reason}")]
     Bind {
@@ -108,13 +116,14 @@ impl std::fmt::Debug for Server {
 }
 
 impl Server {
-    /// Finds the runs of `args.dirs` and binds `args.addr`.
+    /// Finds the runs of `args.dirs` (and of `args.db`) and binds
+    /// `args.addr`.
     ///
     /// # Errors
-    /// [`Runs::find`]'s; [`ServeError::Bind`] when the address is taken or
-    /// not local.
+    /// [`Runs::find_with_db`]'s; [`ServeError::Bind`] when the address is
+    /// taken or not local.
     pub fn bind(args: &ServeArgs) -> Result<Self, ServeError> {
-        let runs = Runs::find(&args.dirs)?;
+        let runs = Runs::find_with_db(&args.dirs, args.db.as_deref())?;
         let http = tiny_http::Server::http(args.addr).map_err(|e| ServeError::Bind {
             addr: args.addr,
             reason: e.to_string(),
@@ -137,6 +146,12 @@ impl Server {
     #[must_use]
     pub fn runs(&self) -> Vec<Arc<Run>> {
         self.runs.all()
+    }
+
+    /// The database's URL without its password, when `--db` was given.
+    #[must_use]
+    pub fn db_url(&self) -> Option<String> {
+        self.runs.db_url()
     }
 
     /// Answers requests until the process ends.

@@ -5,6 +5,11 @@
 //! rows; the figures come from the arena's own [`Scoreboard`] and
 //! [`Summary`], so they are those of `summary.json` and of the terminal,
 //! only fresher.
+//!
+//! With a database (`--db`), its runs join the list: each is exported by
+//! [`crate::db::export_run`] into a directory of the server's own cache,
+//! again at most once a second while its page or the list is looked at,
+//! and is then read like any local run; its state is the database's.
 
 use std::fs::File;
 use std::io::{BufRead, Read, Seek, SeekFrom};
@@ -12,6 +17,8 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, RwLock};
 use results::{GameRecord, RECORD_HEADER, Sprt, Tally, parse_record_file};
@@ -19,6 +26,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::config::{Mode, RunConfig};
+use crate::db::{DbError, DbRun, RunState, export_run, redact_url, run_of};
 use crate::files::LOCK_FILE;
 use crate::runner::{CONFIG_FILE, EVENTS_FILE, GAMES_FILE, saved_config};
 use crate::schedule::Schedule;
@@ -93,6 +101,165 @@ pub struct Run {
     sprt: Option<Sprt>,
     planned: u64,
     seen: Mutex<Seen>,
+    /// For a database run: its id, its state when exported, and when the
+    /// database was last asked about it.
+    db: Option<DbLink>,
+}
+
+#[derive(Debug)]
+struct DbLink {
+    id: i64,
+    state: &'static str,
+    checked: Mutex<Instant>,
+}
+
+/// How often a database run is looked up again at most.
+const DB_REFRESH: Duration = Duration::from_secs(1);
+
+/// The database whose runs are shown, and the server's cache of their
+/// exports: a directory of its own, removed when the server is dropped.
+struct DbSource {
+    url: String,
+    cache: PathBuf,
+    client: Mutex<Option<postgres::Client>>,
+    generation: AtomicU64,
+    listed: Mutex<Instant>,
+    /// Export directories replaced, removed two replacements later (a
+    /// request may still be reading the last one).
+    retired: Mutex<std::collections::VecDeque<PathBuf>>,
+}
+
+impl std::fmt::Debug for DbSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DbSource")
+            .field("url", &redact_url(&self.url))
+            .field("cache", &self.cache)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for DbSource {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.cache);
+    }
+}
+
+/// The start of a cache directory's name; the server's pid and a time stamp
+/// follow.
+const CACHE_PREFIX: &str = "arena-serve-db-";
+
+/// Removes the caches of servers that are gone (ended by a signal, they
+/// could not remove their own): those whose pid no longer runs.
+fn remove_stale_caches(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else { return };
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some((pid, stamp)) = name.strip_prefix(CACHE_PREFIX).and_then(|r| r.split_once('-')) else {
+            continue;
+        };
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        if digits(pid) && digits(stamp) && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// The state the runs page shows for a database run's state.
+fn db_state_name(state: RunState) -> &'static str {
+    match state {
+        RunState::Running => "running",
+        RunState::Complete => "finished",
+        RunState::Sprt(results::Decision::AcceptH1) => "accepted",
+        RunState::Sprt(results::Decision::AcceptH0) => "rejected",
+        RunState::Sprt(results::Decision::Continue) | RunState::Stopped => "stopped",
+    }
+}
+
+impl DbSource {
+    fn open(url: &str) -> Result<Self, ServeError> {
+        let client = crate::db::connect(url).map_err(|e| ServeError::Db(e.to_string()))?;
+        let base = std::env::temp_dir();
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        remove_stale_caches(&base);
+        let cache = base.join(format!("{CACHE_PREFIX}{}-{stamp}", std::process::id()));
+        let made = {
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new().mode(0o700).create(&cache)
+        };
+        made.map_err(|source| ServeError::Io {
+            path: cache.clone(),
+            source,
+        })?;
+        Ok(Self {
+            url: url.to_owned(),
+            cache,
+            client: Mutex::new(Some(client)),
+            generation: AtomicU64::new(0),
+            listed: Mutex::new(Instant::now()),
+            retired: Mutex::new(std::collections::VecDeque::new()),
+        })
+    }
+
+    /// Runs `f` with the connection, connecting again when it was lost.
+    fn with_client<T>(&self, f: impl FnOnce(&mut postgres::Client) -> Result<T, String>) -> Result<T, String> {
+        let mut slot = self.client.lock();
+        if slot.as_ref().is_none_or(postgres::Client::is_closed) {
+            *slot = Some(crate::db::connect(&self.url).map_err(|e| e.to_string())?);
+        }
+        let client = slot.as_mut().ok_or_else(|| "no connection".to_owned())?;
+        let result = f(client);
+        if result.is_err() && client.is_closed() {
+            *slot = None;
+        }
+        result
+    }
+
+    /// Every run of the database, oldest first.
+    fn runs(&self) -> Result<Vec<DbRun>, String> {
+        self.with_client(|c| crate::db::runs(c).map_err(|e| e.to_string()))
+    }
+
+    /// Exports run `id` into a new directory of the cache and opens it.
+    fn materialise(&self, id: i64) -> Result<Run, String> {
+        let generation = self.generation.fetch_add(1, Ordering::Relaxed);
+        let dir = self.cache.join(format!("run-{id}-{generation}"));
+        let state = self.with_client(|c| {
+            // The state first: a run that ends during the export shows its
+            // games up to then as running, and is exported again next time.
+            let state = run_of(c, id).map_err(|e| e.to_string())?.state;
+            export_run(c, id, &dir).map_err(|e| e.to_string())?;
+            Ok(state)
+        })?;
+        let mut run = Run::open(&dir).map_err(|e| e.to_string())?;
+        run.name = format!("db-{id}");
+        run.db = Some(DbLink {
+            id,
+            state: db_state_name(state),
+            checked: Mutex::new(Instant::now()),
+        });
+        Ok(run)
+    }
+
+    /// The current state of run `id`.
+    fn state_of(&self, id: i64) -> Result<&'static str, String> {
+        self.with_client(|c| {
+            run_of(c, id)
+                .map(|run| db_state_name(run.state))
+                .map_err(|e: DbError| e.to_string())
+        })
+    }
+
+    fn retire(&self, dir: PathBuf) {
+        let mut retired = self.retired.lock();
+        retired.push_back(dir);
+        while retired.len() > 2 {
+            if let Some(old) = retired.pop_front() {
+                let _ = std::fs::remove_dir_all(old);
+            }
+        }
+    }
 }
 
 /// The runs shown: those of the directories given on the command line. A
@@ -104,6 +271,7 @@ pub struct Run {
 pub struct Runs {
     folders: Vec<PathBuf>,
     list: RwLock<Vec<Arc<Run>>>,
+    db: Option<DbSource>,
 }
 
 impl Runs {
@@ -114,6 +282,16 @@ impl Runs {
     /// a folder holding one; [`ServeError::Io`] for one that cannot be
     /// read; what reading a run's saved settings reports.
     pub fn find(dirs: &[PathBuf]) -> Result<Self, ServeError> {
+        Self::find_with_db(dirs, None)
+    }
+
+    /// Finds the runs of `dirs`, and those of the database at `db` after
+    /// them.
+    ///
+    /// # Errors
+    /// As [`Runs::find`]; [`ServeError::Db`] when the database cannot be
+    /// reached or a run of it cannot be exported.
+    pub fn find_with_db(dirs: &[PathBuf], db: Option<&str>) -> Result<Self, ServeError> {
         let mut list = Vec::new();
         let mut folders = Vec::new();
         for dir in dirs {
@@ -130,10 +308,66 @@ impl Runs {
             }
             folders.push(dir.clone());
         }
+        let db = db.map(DbSource::open).transpose()?;
+        if let Some(source) = &db {
+            for run in source.runs().map_err(ServeError::Db)? {
+                list.push(Arc::new(source.materialise(run.id).map_err(ServeError::Db)?));
+            }
+        }
         Ok(Self {
             folders,
             list: RwLock::new(list),
+            db,
         })
+    }
+
+    /// The database's URL, without its password, when runs come from one.
+    #[must_use]
+    pub fn db_url(&self) -> Option<String> {
+        self.db.as_ref().map(|d| redact_url(&d.url))
+    }
+
+    /// The database run at `index` exported again if the database was last
+    /// asked about it a second ago or more and it changed (or still runs).
+    /// A failure keeps what was shown.
+    fn refresh_db(&self, index: usize, run: Arc<Run>) -> Arc<Run> {
+        let (Some(source), Some(link)) = (&self.db, &run.db) else {
+            return run;
+        };
+        let (id, shown) = (link.id, link.state);
+        let due = {
+            let mut checked = link.checked.lock();
+            let due = checked.elapsed() >= DB_REFRESH;
+            if due {
+                *checked = Instant::now();
+            }
+            due
+        };
+        if !due {
+            return run;
+        }
+        let state = source.state_of(id);
+        if state.is_ok_and(|s| s == shown && s != "running") {
+            return run;
+        }
+        let Ok(fresh) = source.materialise(id) else {
+            return run;
+        };
+        let fresh = Arc::new(fresh);
+        let mut list = self.list.write();
+        if let Some(slot) = list.get_mut(index)
+            && Arc::ptr_eq(slot, &run)
+        {
+            *slot = Arc::clone(&fresh);
+            drop(list);
+            source.retire(run.dir.clone());
+            fresh
+        } else {
+            // Another request replaced it meanwhile.
+            drop(list);
+            source.retire(fresh.dir.clone());
+            self.list.read().get(index).cloned().unwrap_or(run)
+        }
     }
 
     /// Adds the runs that appeared in the folders since the last look. A
@@ -148,12 +382,43 @@ impl Runs {
                 }
             }
         }
+        if let Some(source) = &self.db {
+            let due = {
+                let mut listed = source.listed.lock();
+                let due = listed.elapsed() >= DB_REFRESH;
+                if due {
+                    *listed = Instant::now();
+                }
+                due
+            };
+            if due && let Ok(runs) = source.runs() {
+                for db_run in runs {
+                    let known = self
+                        .list
+                        .read()
+                        .iter()
+                        .any(|r| r.db.as_ref().is_some_and(|l| l.id == db_run.id));
+                    if !known && let Ok(run) = source.materialise(db_run.id) {
+                        self.list.write().push(Arc::new(run));
+                    }
+                }
+            }
+            let count = self.list.read().len();
+            for index in 0..count {
+                // The read lock must be gone before a refresh writes.
+                let run = self.list.read().get(index).cloned();
+                if let Some(run) = run {
+                    self.refresh_db(index, run);
+                }
+            }
+        }
     }
 
     /// Run number `index`.
     #[must_use]
     pub fn get(&self, index: usize) -> Option<Arc<Run>> {
-        self.list.read().get(index).cloned()
+        let run = self.list.read().get(index).cloned()?;
+        Some(self.refresh_db(index, run))
     }
 
     /// Every run, in number order.
@@ -219,6 +484,7 @@ impl Run {
             kind,
             sprt,
             planned,
+            db: None,
             seen: Mutex::new(Seen {
                 games_offset: 0,
                 events_offset: 0,
@@ -241,6 +507,12 @@ impl Run {
     #[must_use]
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Its id in the database, for a database run.
+    #[must_use]
+    pub fn db_run(&self) -> Option<i64> {
+        self.db.as_ref().map(|l| l.id)
     }
 
     /// Whether it is a tuning run.
@@ -353,7 +625,11 @@ impl Run {
     /// The run's state: `running` while a runner holds its directory's
     /// lock; after its end `accepted` or `rejected` (an SPRT decided),
     /// `finished` (all games played); otherwise `stopped`.
+    /// A database run's state is the database's.
     fn state(&self, seen: &Seen, summary: &Summary) -> &'static str {
+        if let Some(link) = &self.db {
+            return link.state;
+        }
         if lock_is_held(&self.dir.join(LOCK_FILE)) {
             return "running";
         }
@@ -409,6 +685,7 @@ impl Run {
             "state": state,
             "summary": summary,
             "error": seen.error,
+            "db_run": self.db_run(),
         })
     }
 
