@@ -240,22 +240,11 @@ fn test(args: &RegressArgs) -> anyhow::Result<Verdict> {
     let row = LedgerRow::new(&dev, &base, args.preset, &config, &report, &out);
     let ledger = args.ledger.join(LEDGER_FILE);
     regress::append_row(&ledger, &row).context("the verdict could not be recorded in the ledger")?;
-    let verdict = row.verdict;
     println!(
-        "{}: {} ({}) vs {} ({}), {} [{elo0}, {elo1}]: {} games, nElo {:+.2} ± {:.2}, LLR {:.2}. Ledger: {}",
-        verdict.name(),
-        dev.commit.refname,
-        dev.commit.short(),
-        base.commit.refname,
-        base.commit.short(),
-        args.preset.name(),
-        row.games,
-        row.nelo,
-        row.nelo_ci95,
-        row.llr,
-        ledger.display()
+        "{}",
+        verdict_line(&row, &dev, &base, args.preset, "", &ledger.display().to_string())
     );
-    Ok(verdict)
+    Ok(row.verdict)
 }
 
 /// The match as a database run: created, played by workers, followed to
@@ -295,18 +284,35 @@ fn test_db(
     let row = LedgerRow::of_standings(dev, base, args.preset, &config, &standings, verdict, &out);
     regress::append_row_db(&mut client, &row).context("the verdict could not be recorded in the ledger")?;
     println!(
-        "{}: {} ({}) vs {} ({}), {} [{elo0}, {elo1}]: {} games in run {id}, nElo {:+.2} ± {:.2}, LLR {:.2}. Ledger: \
-         the regress_ledger table",
-        verdict.name(),
+        "{}",
+        verdict_line(
+            &row,
+            dev,
+            base,
+            args.preset,
+            &format!(" in run {id}"),
+            "the regress_ledger table"
+        )
+    );
+    Ok(verdict)
+}
+
+/// The verdict line a test ends with: refs, preset and bounds, games (with
+/// `games_where`, e.g. the database run), nElo, LLR, and where the ledger
+/// row went.
+fn verdict_line(row: &LedgerRow, dev: &Side, base: &Side, preset: Preset, games_where: &str, ledger: &str) -> String {
+    let (elo0, elo1) = preset.bounds();
+    format!(
+        "{}: {} ({}) vs {} ({}), {} [{elo0}, {elo1}]: {} games{games_where}, nElo {:+.2} ± {:.2}, LLR {:.2}. Ledger: {ledger}",
+        row.verdict.name(),
         dev.commit.refname,
         dev.commit.short(),
         base.commit.refname,
         base.commit.short(),
-        args.preset.name(),
+        preset.name(),
         row.games,
         row.nelo,
         row.nelo_ci95,
         row.llr,
-    );
-    Ok(verdict)
+    )
 }

@@ -17,22 +17,6 @@ use std::time::{Duration, Instant};
 use arena::regress::{self, LEDGER_FILE, Verdict};
 use common::*;
 
-fn git(repo: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(repo)
-        .args(["-c", "user.name=Tester", "-c", "user.email=tester@example.com"])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
-
 /// A wrapper engine: `bench` prints `nodes`, anything else runs `program`.
 fn engine_script(program: &Path, extra: &str, nodes: u64) -> String {
     format!(

@@ -17,27 +17,11 @@ use std::time::{Duration, Instant};
 
 use arena::db::{self, RunState};
 use arena::regress::{self, LEDGER_FILE, Verdict};
-use common::{arena_bin, leaper_bin, mock_bin, run_ok, scratch, strings, wait_bounded};
+use common::{arena_bin, git, leaper_bin, mock_bin, run_ok, scratch, strings, wait_bounded};
 use results::Decision;
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(300);
-
-fn git(repo: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(repo)
-        .args(["-c", "user.name=Tester", "-c", "user.email=tester@example.com"])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
 
 /// A wrapper engine: `bench` prints `nodes`, anything else runs `program`.
 fn engine_script(program: &Path, nodes: u64) -> String {

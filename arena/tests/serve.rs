@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -34,26 +34,6 @@ const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
 fn program(var: &str, default: &str) -> String {
     std::env::var(var).unwrap_or_else(|_| default.to_owned())
-}
-
-/// A child process that is killed when the test is done with it (the
-/// server and chromedriver run until told to stop).
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// An HTTP client that returns 4xx and 5xx answers instead of failing.
-fn agent() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(30)))
-        .build()
-        .into()
 }
 
 /// GETs `url`: status and body.

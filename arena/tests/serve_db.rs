@@ -13,31 +13,13 @@ mod db_common;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{arena_bin, games, mock_engine, run_arena, run_ok, scratch, strings, summary};
+use common::{Killed, agent, arena_bin, games, mock_engine, run_arena, run_ok, scratch, strings, summary};
 use serde_json::Value;
 
 const LIMIT: Duration = Duration::from_secs(120);
-
-/// A child process killed when the test is done with it.
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn agent() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(60)))
-        .build()
-        .into()
-}
 
 fn get_json(agent: &ureq::Agent, url: &str) -> Value {
     let mut response = agent.get(url).call().unwrap_or_else(|e| panic!("GET {url}: {e}"));

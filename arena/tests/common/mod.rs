@@ -175,3 +175,41 @@ pub fn replay_ok(dir: &Path) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Runs `git -C repo` with a fixed author and returns its output, trimmed;
+/// a failing command fails the test with git's message.
+pub fn git(repo: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(["-c", "user.name=Tester", "-c", "user.email=tester@example.com"])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// A child process that is killed when the test is done with it (servers
+/// and chromedriver run until told to stop).
+pub struct Killed(pub Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// An HTTP client that returns 4xx and 5xx answers instead of failing.
+pub fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(60)))
+        .build()
+        .into()
+}
