@@ -29,7 +29,7 @@ pub fn create(mut config: RunConfig, url: &str, detach: bool, quiet: bool) -> an
     config.validate()?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     config.absolutize(&cwd);
-    let mut client = db::connect(url)?;
+    let mut client = db::connect(url, &pg_env())?;
     let id = db::submit_run(&mut client, &config, BATCH_PAIRS)?;
     println!("run {id}");
     if !quiet {
@@ -187,6 +187,7 @@ pub fn worker(args: &WorkerArgs) -> anyhow::Result<()> {
         .unwrap_or_else(|| format!("{host}-{}", std::process::id()));
     let settings = db::WorkerSettings {
         url: args.db.clone(),
+        env: pg_env(),
         name: name.clone(),
         concurrency: args.concurrency,
         cache: args.cache.clone().unwrap_or_else(default_cache),
@@ -219,7 +220,7 @@ pub struct StatusArgs {
 /// # Errors
 /// The database, or a run that does not exist.
 pub fn status(args: &StatusArgs) -> anyhow::Result<()> {
-    let mut client = db::connect(&args.db)?;
+    let mut client = db::connect(&args.db, &pg_env())?;
     let runs = match args.run {
         Some(id) => vec![db::run_of(&mut client, id)?],
         None => db::runs(&mut client)?,
@@ -302,7 +303,7 @@ pub struct ExportArgs {
 /// # Errors
 /// The database, or files that cannot be written.
 pub fn export(args: &ExportArgs) -> anyhow::Result<()> {
-    let mut client = db::connect(&args.db)?;
+    let mut client = db::connect(&args.db, &pg_env())?;
     let summary = db::export_run(&mut client, args.run, &args.out)?;
     println!(
         "run {}: {} games written to {} ({})",
@@ -312,4 +313,10 @@ pub fn export(args: &ExportArgs) -> anyhow::Result<()> {
         [arena::GAMES_FILE, arena::EVENTS_FILE, arena::SUMMARY_FILE].join(", ")
     );
     Ok(())
+}
+
+/// The `PG*` variables of this process: what a `--db` URL leaves out. The
+/// binary reads them; the library takes the value.
+pub fn pg_env() -> db::PgEnv {
+    db::PgEnv::from_lookup(|name| std::env::var(name).ok())
 }

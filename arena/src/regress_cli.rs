@@ -150,7 +150,7 @@ fn history(dir: &Path) -> anyhow::Result<()> {
 }
 
 fn history_db(url: &str) -> anyhow::Result<()> {
-    let mut client = db::connect(url)?;
+    let mut client = db::connect(url, &crate::db_cli::pg_env())?;
     let rows = regress::read_ledger_db(&mut client)?;
     let place = format!("the regress_ledger table of {}", db::redact_url(url));
     if rows.is_empty() {
@@ -202,7 +202,11 @@ fn test(args: &RegressArgs) -> anyhow::Result<Verdict> {
     };
     // Check the settings that need no build first, and the database.
     let openings = args.openings.as_deref().map(openings_of).transpose()?;
-    let client = args.db.as_deref().map(db::connect).transpose()?;
+    let client = args
+        .db
+        .as_deref()
+        .map(|url| db::connect(url, &crate::db_cli::pg_env()))
+        .transpose()?;
     let dev = side(args, "dev", dev_ref, &recipe, &cache)?;
     let base = side(args, "base", base_ref, &recipe, &cache)?;
     let plan = Plan {

@@ -10,7 +10,11 @@ use arena::serve::{ServeArgs, Server};
 /// When a directory is not a run, the database cannot be read or the
 /// address cannot be bound.
 pub fn run(args: &ServeArgs) -> Result<()> {
-    let server = Server::bind(args).context("arena serve")?;
+    let args = ServeArgs {
+        pg_env: crate::db_cli::pg_env(),
+        ..args.clone()
+    };
+    let server = Server::bind(&args).context("arena serve")?;
     // The first line names the address, so scripts (and the tests) can
     // start the server on port 0 and read where it went.
     println!("serving on http://{}/", server.addr());

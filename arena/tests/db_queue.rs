@@ -97,13 +97,17 @@ fn migrations_apply_once_even_when_processes_connect_at_once() {
     let threads: Vec<_> = (0..4)
         .map(|_| {
             let url = test_db.url.clone();
-            std::thread::spawn(move || db::connect(&url).map(|_| ()).map_err(|e| e.to_string()))
+            std::thread::spawn(move || {
+                db::connect(&url, &db::PgEnv::default())
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            })
         })
         .collect();
     for t in threads {
         t.join().unwrap().unwrap();
     }
-    let mut client = db::connect(&test_db.url).unwrap();
+    let mut client = db::connect(&test_db.url, &db::PgEnv::default()).unwrap();
     let known = i64::try_from(db::MIGRATIONS.len()).unwrap();
     assert_eq!(db::schema_version(&mut client).unwrap(), known);
     assert_eq!(db::migrate(&mut client).unwrap(), 0, "a second migrate applies nothing");
@@ -123,14 +127,17 @@ fn migrations_apply_once_even_when_processes_connect_at_once() {
     client
         .execute("INSERT INTO schema_version (version) VALUES ($1)", &[&(known + 1)])
         .unwrap();
-    let error = db::connect(&test_db.url).err().expect("refused").to_string();
+    let error = db::connect(&test_db.url, &db::PgEnv::default())
+        .err()
+        .expect("refused")
+        .to_string();
     assert!(error.contains("newer than this arena"), "{error}");
 }
 
 #[test]
 fn an_unreachable_server_is_a_clear_error_without_the_password() {
     // Port 1 refuses connections.
-    let error = db::connect("postgres://ann:s3cret@127.0.0.1:1/x")
+    let error = db::connect("postgres://ann:s3cret@127.0.0.1:1/x", &db::PgEnv::default())
         .err()
         .expect("refused")
         .to_string();
@@ -146,7 +153,7 @@ fn engines_are_stored_once_by_hash() {
     let Some(test_db) = db_common::fresh("engines") else {
         return;
     };
-    let mut client = db::connect(&test_db.url).unwrap();
+    let mut client = db::connect(&test_db.url, &db::PgEnv::default()).unwrap();
     let first = db::store_engine(&mut client, b"#!/bin/sh\necho hi\n").unwrap();
     let again = db::store_engine(&mut client, b"#!/bin/sh\necho hi\n").unwrap();
     assert_eq!(first, again);
@@ -166,7 +173,7 @@ fn a_run_is_played_batch_by_batch_and_completes() {
     let Some(test_db) = db_common::fresh("complete") else {
         return;
     };
-    let mut client = db::connect(&test_db.url).unwrap();
+    let mut client = db::connect(&test_db.url, &db::PgEnv::default()).unwrap();
     let id = new_run(&mut client, 10, 2, None);
     let run = db::run_of(&mut client, id).unwrap();
     assert_eq!((run.total_games, run.state), (10, RunState::Running));
@@ -219,7 +226,7 @@ fn a_lost_lease_refuses_late_results_and_no_game_counts_twice() {
     let Some(test_db) = db_common::fresh("lease") else {
         return;
     };
-    let mut client = db::connect(&test_db.url).unwrap();
+    let mut client = db::connect(&test_db.url, &db::PgEnv::default()).unwrap();
     let id = new_run(&mut client, 4, 2, None);
     let short = Duration::from_millis(200);
     let frozen = db::claim_batch(&mut client, "frozen", short, &[]).unwrap().unwrap();
@@ -279,7 +286,7 @@ fn a_game_already_recorded_is_not_counted_again() {
     let Some(test_db) = db_common::fresh("dedup") else {
         return;
     };
-    let mut client = db::connect(&test_db.url).unwrap();
+    let mut client = db::connect(&test_db.url, &db::PgEnv::default()).unwrap();
     let id = new_run(&mut client, 4, 2, None);
     let claim = db::claim_batch(&mut client, "w", LEASE, &[]).unwrap().unwrap();
     // A game of the batch already in the ledger (as after a retry whose
@@ -310,7 +317,7 @@ fn a_run_ends_when_its_sprt_decides_and_its_batches_are_no_longer_claimed() {
     let Some(test_db) = db_common::fresh("sprt") else {
         return;
     };
-    let mut client = db::connect(&test_db.url).unwrap();
+    let mut client = db::connect(&test_db.url, &db::PgEnv::default()).unwrap();
     let sprt = SprtSettings {
         elo0: 0.0,
         elo1: 20.0,

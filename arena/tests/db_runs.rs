@@ -186,7 +186,7 @@ fn export_and_check(url: &str, id: i64, dir: &Path, total: u64) -> Value {
 }
 
 fn client(url: &str) -> postgres::Client {
-    arena::db::connect(url).expect("connect")
+    arena::db::connect(url, &arena::db::PgEnv::default()).expect("connect")
 }
 
 /// The one value that `sql`, whose parameter `$1` is run `id`, returns.

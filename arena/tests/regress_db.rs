@@ -64,7 +64,7 @@ fn engine_repo(dir: &Path) -> PathBuf {
 
 /// The runs in the database.
 fn run_ids(url: &str) -> Vec<i64> {
-    let mut client = db::connect(url).expect("connect");
+    let mut client = db::connect(url, &db::PgEnv::default()).expect("connect");
     db::runs(&mut client).expect("runs").iter().map(|r| r.id).collect()
 }
 
@@ -170,7 +170,7 @@ fn a_weakening_fails_as_a_database_run_and_the_verdict_is_a_row_of_the_database_
     assert!(!ledger.join("runs").exists());
 
     // The run ended at the SPRT's H0.
-    let mut client = db::connect(url).expect("connect");
+    let mut client = db::connect(url, &db::PgEnv::default()).expect("connect");
     let run = db::run_of(&mut client, id).expect("the run");
     assert_eq!(run.state, RunState::Sprt(Decision::AcceptH0));
     assert_eq!(run_ids(url), vec![id], "one run");

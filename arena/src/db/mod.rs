@@ -94,22 +94,67 @@ pub fn redact_url(url: &str) -> String {
     format!("{}{shown}{}", &url[..scheme_end + 3], &rest[at..])
 }
 
+/// What a connection URL may leave out, as the standard variables give it:
+/// `PGHOST`, `PGPORT`, `PGUSER` (else `USER`), `PGPASSWORD`, `PGDATABASE`.
+/// The binary reads them ([`PgEnv::from_lookup`] with the process's
+/// environment) and passes the value in: this library reads no environment.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct PgEnv {
+    /// `PGHOST`.
+    pub host: Option<String>,
+    /// `PGPORT`.
+    pub port: Option<String>,
+    /// `PGUSER`, else `USER`.
+    pub user: Option<String>,
+    /// `PGPASSWORD`.
+    pub password: Option<String>,
+    /// `PGDATABASE`.
+    pub dbname: Option<String>,
+}
+
+impl PgEnv {
+    /// The fallbacks as `lookup` gives the variables (an empty value counts
+    /// as unset).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> PgEnv {
+        let get = |name: &str| lookup(name).filter(|v| !v.is_empty());
+        PgEnv {
+            host: get("PGHOST"),
+            port: get("PGPORT"),
+            user: get("PGUSER").or_else(|| get("USER")),
+            password: get("PGPASSWORD"),
+            dbname: get("PGDATABASE"),
+        }
+    }
+}
+
+impl std::fmt::Debug for PgEnv {
+    /// Never shows the password.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgEnv")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| "***"))
+            .field("dbname", &self.dbname)
+            .finish()
+    }
+}
+
 /// The connection settings of `url`, with what it leaves out taken from
-/// `PGHOST`, `PGPORT`, `PGUSER`, `PGPASSWORD` and `PGDATABASE`.
+/// `env`.
 ///
 /// # Errors
-/// [`DbError::Url`] when the URL does not read.
-pub fn config_of(url: &str) -> Result<postgres::Config, DbError> {
+/// [`DbError::Url`] when the URL (or the port of `env`) does not read.
+pub fn config_of(url: &str, env: &PgEnv) -> Result<postgres::Config, DbError> {
     let mut config = postgres::Config::from_str(url).map_err(|e| DbError::Url {
         url: redact_url(url),
         reason: e.to_string(),
     })?;
-    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     if config.get_hosts().is_empty() {
-        config.host(env("PGHOST").as_deref().unwrap_or("localhost"));
+        config.host(env.host.as_deref().unwrap_or("localhost"));
     }
     if config.get_ports().is_empty()
-        && let Some(port) = env("PGPORT")
+        && let Some(port) = &env.port
     {
         let port = port.parse::<u16>().map_err(|_| DbError::Url {
             url: redact_url(url),
@@ -118,19 +163,19 @@ pub fn config_of(url: &str) -> Result<postgres::Config, DbError> {
         config.port(port);
     }
     if config.get_user().is_none()
-        && let Some(user) = env("PGUSER").or_else(|| env("USER"))
+        && let Some(user) = &env.user
     {
-        config.user(&user);
+        config.user(user);
     }
     if config.get_password().is_none()
-        && let Some(password) = env("PGPASSWORD")
+        && let Some(password) = &env.password
     {
         config.password(password);
     }
     if config.get_dbname().is_none()
-        && let Some(db) = env("PGDATABASE")
+        && let Some(db) = &env.dbname
     {
-        config.dbname(&db);
+        config.dbname(db);
     }
     Ok(config)
 }
@@ -150,11 +195,13 @@ fn with_causes(error: &dyn std::error::Error) -> String {
 ///
 /// # Errors
 /// [`DbError::Url`], [`DbError::Connect`], or a failed migration.
-pub fn connect(url: &str) -> Result<postgres::Client, DbError> {
-    let mut client = config_of(url)?.connect(postgres::NoTls).map_err(|e| DbError::Connect {
-        url: redact_url(url),
-        reason: with_causes(&e),
-    })?;
+pub fn connect(url: &str, env: &PgEnv) -> Result<postgres::Client, DbError> {
+    let mut client = config_of(url, env)?
+        .connect(postgres::NoTls)
+        .map_err(|e| DbError::Connect {
+            url: redact_url(url),
+            reason: with_causes(&e),
+        })?;
     migrate(&mut client)?;
     Ok(client)
 }
@@ -178,10 +225,43 @@ mod tests {
 
     #[test]
     fn a_bad_url_is_an_error_without_the_password() {
-        let error = config_of("postgres://ann:s3cret@db:notaport/x")
+        let error = config_of("postgres://ann:s3cret@db:notaport/x", &PgEnv::default())
             .unwrap_err()
             .to_string();
         assert!(error.contains("postgres://ann:***@db"), "{error}");
         assert!(!error.contains("s3cret"), "{error}");
+    }
+
+    #[test]
+    fn what_the_url_leaves_out_comes_from_the_variables_given() {
+        let vars = |name: &str| match name {
+            "PGHOST" => Some("db.example".to_owned()),
+            "PGPORT" => Some("6543".to_owned()),
+            "USER" => Some("ann".to_owned()),
+            "PGPASSWORD" => Some("s3cret".to_owned()),
+            "PGDATABASE" => Some(String::new()),
+            _ => None,
+        };
+        let env = PgEnv::from_lookup(vars);
+        assert_eq!(env.dbname, None, "an empty value is unset");
+        assert!(!format!("{env:?}").contains("s3cret"));
+        let config = config_of("postgres:///runs", &env).unwrap();
+        assert_eq!(config.get_ports(), [6543]);
+        assert_eq!(config.get_user(), Some("ann"));
+        assert_eq!(config.get_password(), Some(&b"s3cret"[..]));
+        assert_eq!(config.get_dbname(), Some("runs"));
+        // The URL's own parts win.
+        let config = config_of("postgres://bob@h:1/x", &env).unwrap();
+        assert_eq!((config.get_user(), config.get_ports()), (Some("bob"), &[1u16][..]));
+        let bad = PgEnv {
+            port: Some("x".to_owned()),
+            ..PgEnv::default()
+        };
+        assert!(
+            config_of("postgres:///runs", &bad)
+                .unwrap_err()
+                .to_string()
+                .contains("PGPORT=x")
+        );
     }
 }

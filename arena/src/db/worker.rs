@@ -30,6 +30,8 @@ use crate::slot::{FinishedGame, GameJob, GameObserver};
 pub struct WorkerSettings {
     /// The database.
     pub url: String,
+    /// What the URL leaves out (the binary reads the `PG*` variables).
+    pub env: super::PgEnv,
     /// Its name, unique among workers.
     pub name: String,
     /// Games played at the same time.
@@ -102,7 +104,7 @@ fn is_connection_error(error: &DbError) -> bool {
 fn reconnect(settings: &WorkerSettings, observer: &dyn WorkerObserver, stop: &AtomicBool) -> Result<Client, DbError> {
     let mut wait = Duration::from_millis(200);
     loop {
-        match connect(&settings.url) {
+        match connect(&settings.url, &settings.env) {
             Ok(client) => return Ok(client),
             Err(error) if is_connection_error(&error) && !stop.load(Ordering::Relaxed) => {
                 observer.retrying(&error, wait);
@@ -234,7 +236,7 @@ fn play_batch(
                     _ => return,
                 }
                 if client.is_none() {
-                    client = config_of(&settings.url)
+                    client = config_of(&settings.url, &settings.env)
                         .ok()
                         .and_then(|c| c.connect(postgres::NoTls).ok());
                 }
@@ -327,7 +329,7 @@ pub fn run_worker(
                         observer.retrying(&e, wait);
                         std::thread::sleep(wait);
                         wait = (wait * 2).min(Duration::from_secs(5));
-                        if let Ok(c) = connect(&settings.url) {
+                        if let Ok(c) = connect(&settings.url, &settings.env) {
                             client = c;
                         }
                     }

@@ -59,6 +59,10 @@ pub struct ServeArgs {
     /// as `arena match --db` creates them.
     #[arg(long, value_name = "URL")]
     pub db: Option<String>,
+    /// What `--db`'s URL leaves out (the binary reads the `PG*`
+    /// variables into it).
+    #[arg(skip)]
+    pub pg_env: crate::db::PgEnv,
     /// The address to listen on; port 0 picks a free one.
     #[arg(long, default_value = DEFAULT_ADDR)]
     pub addr: SocketAddr,
@@ -123,7 +127,7 @@ impl Server {
     /// [`Runs::find_with_db`]'s; [`ServeError::Bind`] when the address is
     /// taken or not local.
     pub fn bind(args: &ServeArgs) -> Result<Self, ServeError> {
-        let runs = Runs::find_with_db(&args.dirs, args.db.as_deref())?;
+        let runs = Runs::find_with_db(&args.dirs, args.db.as_deref(), &args.pg_env)?;
         let http = tiny_http::Server::http(args.addr).map_err(|e| ServeError::Bind {
             addr: args.addr,
             reason: e.to_string(),

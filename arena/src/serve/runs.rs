@@ -120,6 +120,7 @@ const DB_REFRESH: Duration = Duration::from_secs(1);
 /// exports: a directory of its own, removed when the server is dropped.
 struct DbSource {
     url: String,
+    env: crate::db::PgEnv,
     cache: PathBuf,
     client: Mutex<Option<postgres::Client>>,
     generation: AtomicU64,
@@ -176,8 +177,8 @@ fn db_state_name(state: RunState) -> &'static str {
 }
 
 impl DbSource {
-    fn open(url: &str) -> Result<Self, ServeError> {
-        let client = crate::db::connect(url).map_err(|e| ServeError::Db(e.to_string()))?;
+    fn open(url: &str, env: &crate::db::PgEnv) -> Result<Self, ServeError> {
+        let client = crate::db::connect(url, env).map_err(|e| ServeError::Db(e.to_string()))?;
         let base = std::env::temp_dir();
         let stamp = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -194,6 +195,7 @@ impl DbSource {
         })?;
         Ok(Self {
             url: url.to_owned(),
+            env: env.clone(),
             cache,
             client: Mutex::new(Some(client)),
             generation: AtomicU64::new(0),
@@ -206,7 +208,7 @@ impl DbSource {
     fn with_client<T>(&self, f: impl FnOnce(&mut postgres::Client) -> Result<T, String>) -> Result<T, String> {
         let mut slot = self.client.lock();
         if slot.as_ref().is_none_or(postgres::Client::is_closed) {
-            *slot = Some(crate::db::connect(&self.url).map_err(|e| e.to_string())?);
+            *slot = Some(crate::db::connect(&self.url, &self.env).map_err(|e| e.to_string())?);
         }
         let client = slot.as_mut().ok_or_else(|| "no connection".to_owned())?;
         let result = f(client);
@@ -282,7 +284,7 @@ impl Runs {
     /// a folder holding one; [`ServeError::Io`] for one that cannot be
     /// read; what reading a run's saved settings reports.
     pub fn find(dirs: &[PathBuf]) -> Result<Self, ServeError> {
-        Self::find_with_db(dirs, None)
+        Self::find_with_db(dirs, None, &crate::db::PgEnv::default())
     }
 
     /// Finds the runs of `dirs`, and those of the database at `db` after
@@ -291,7 +293,7 @@ impl Runs {
     /// # Errors
     /// As [`Runs::find`]; [`ServeError::Db`] when the database cannot be
     /// reached or a run of it cannot be exported.
-    pub fn find_with_db(dirs: &[PathBuf], db: Option<&str>) -> Result<Self, ServeError> {
+    pub fn find_with_db(dirs: &[PathBuf], db: Option<&str>, env: &crate::db::PgEnv) -> Result<Self, ServeError> {
         let mut list = Vec::new();
         let mut folders = Vec::new();
         for dir in dirs {
@@ -308,7 +310,7 @@ impl Runs {
             }
             folders.push(dir.clone());
         }
-        let db = db.map(DbSource::open).transpose()?;
+        let db = db.map(|url| DbSource::open(url, env)).transpose()?;
         if let Some(source) = &db {
             for run in source.runs().map_err(ServeError::Db)? {
                 list.push(Arc::new(source.materialise(run.id).map_err(ServeError::Db)?));
