@@ -123,7 +123,15 @@ impl Worker {
         while self.child.try_wait().expect("wait").is_none() {
             if Instant::now() > deadline {
                 let _ = self.child.kill();
-                panic!("the worker did not exit; it said:\n{}", self.seen.join("\n"));
+                let _ = self.child.wait();
+                let mut stderr = String::new();
+                if let Some(mut err) = self.child.stderr.take() {
+                    let _ = std::io::Read::read_to_string(&mut err, &mut stderr);
+                }
+                panic!(
+                    "the worker did not exit; it said:\n{}\nand on stderr:\n{stderr}",
+                    self.seen.join("\n")
+                );
             }
             std::thread::sleep(Duration::from_millis(50));
         }
