@@ -540,7 +540,7 @@ mod tables {
 #[serde(deny_unknown_fields)]
 pub struct RunSettings {
     /// An engine: `cmd=PATH [name=N] [args="A B"] [option.NAME=VALUE]... [proto=uci|codecup] [initstr=TEXT]
-    /// [restart=on|off] [dir=DIR] [tc=BASE+INC] [movetime=MS] [nodes=N] [depth=N] [timemargin=MS]
+    /// [openingline=KEYWORD] [restart=on|off] [dir=DIR] [tc=BASE+INC] [movetime=MS] [nodes=N] [depth=N] [timemargin=MS]
     /// [stalltime=MS]`. Repeat for each engine; in a gauntlet the first plays all others. `tc` is in seconds for
     /// the whole game, setups included.
     #[arg(id = "engine", long = "engine", value_name = "KEY=VALUE", num_args = 1.., action = ArgAction::Append,

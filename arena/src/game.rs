@@ -153,6 +153,20 @@ pub fn play_game(
         failure,
     };
 
+    // CodeCup engines hear the imposed setups in one line before anything
+    // else (the slot imposes setups only on those that accept it).
+    if setups.is_some() {
+        for (i, player) in players.iter_mut().enumerate() {
+            if let (Player::CodeCup(engine), Some(keyword)) = (&mut **player, &sides[i].spec.opening_line)
+                && let Err(failure) = engine.tell_opening(keyword, &tokens)
+            {
+                let mover = if i == 0 { Color::Red } else { Color::Blue };
+                let termination = failure.kind.termination();
+                return Some(finish(Some(!mover), termination, moves, time_used, Some((mover, failure))));
+            }
+        }
+    }
+
     loop {
         if let Some(outcome) = pos.outcome() {
             let termination = match outcome.reason {
@@ -167,7 +181,12 @@ pub fn play_game(
         let allowance = side.allowance();
         let answer: Result<Answer, Interrupted> = match &mut players[mover.index()] {
             Player::Uci(engine) => engine.search(&tokens, go_limits(&sides, mover), allowance, cancel),
-            Player::CodeCup(engine) => engine.search(tokens.last().copied(), allowance, cancel),
+            Player::CodeCup(engine) => {
+                // After imposed setups the first regular move is Red's
+                // `Start`, as it is at ply 0 in a game without them.
+                let last = if setups.is_some() && tokens.len() == 2 { None } else { tokens.last().copied() };
+                engine.search(last, allowance, cancel)
+            }
         };
         let forfeit = |failure: EngineFailure, moves, time_used| {
             let termination = failure.kind.termination();

@@ -611,6 +611,21 @@ impl CodeCupEngine {
         self.process.dropped_lines()
     }
 
+    /// Tells the engine the moves already played (the imposed setups), as
+    /// the one line `KEYWORD MOVE...` of its [`EngineSpec::opening_line`]
+    /// extension, before its first `Start` or move.
+    ///
+    /// # Errors
+    /// A crash or exit when it cannot be written to.
+    pub fn tell_opening(&mut self, keyword: &str, moves: &[MoveText]) -> Result<(), EngineFailure> {
+        let mut line = keyword.to_owned();
+        for mv in moves {
+            line.push(' ');
+            line.push_str(&mv.to_string());
+        }
+        self.process.send(&line).map_err(|e| write_failure(&mut self.process, &e))
+    }
+
     /// The protocol violations since the last call (lines written between
     /// an answer and the next turn), and the lines dropped since.
     pub fn take_violations(&mut self) -> Violations {

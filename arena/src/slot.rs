@@ -235,9 +235,10 @@ impl GameSlot {
     /// (the game is abandoned and not recorded).
     pub fn play(&mut self, job: &GameJob, observer: &dyn GameObserver) -> Option<FinishedGame> {
         observer.game_started(job);
-        // CodeCup engines cannot be told a setup: games with one let the
-        // engines choose.
-        let setups = if job.red.proto == Proto::Codecup || job.blue.proto == Proto::Codecup {
+        // A CodeCup engine can be told setups only through its opening-line
+        // extension: games with one that has none let the engines choose.
+        let untellable = |spec: &EngineSpec| spec.proto == Proto::Codecup && spec.opening_line.is_none();
+        let setups = if untellable(&job.red) || untellable(&job.blue) {
             None
         } else {
             job.setups

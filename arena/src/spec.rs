@@ -160,6 +160,13 @@ pub struct EngineSpec {
     pub proto: Proto,
     /// Lines sent before anything else (CodeCup engines).
     pub initstr: Vec<String>,
+    /// The keyword with which a CodeCup engine accepts moves already
+    /// played, as one line `KEYWORD MOVE...` before `Start` (an extension
+    /// of the referee protocol; Wazir Drop's is `Opening`). With it the
+    /// arena imposes the run's setups on this engine as on a UCI one;
+    /// without it a CodeCup engine chooses its own setup.
+    #[serde(default)]
+    pub opening_line: Option<String>,
     /// Start a fresh process for every game.
     pub restart: bool,
     /// Working directory of the process.
@@ -176,7 +183,7 @@ pub enum SpecError {
     NotKeyValue(String),
     /// A key no engine setting has.
     #[error(
-        "unknown engine key {0:?} (known: cmd name args option.NAME proto initstr restart dir tc movetime nodes depth timemargin stalltime)"
+        "unknown engine key {0:?} (known: cmd name args option.NAME proto initstr openingline restart dir tc movetime nodes depth timemargin stalltime)"
     )]
     UnknownKey(String),
     /// A value that does not parse.
@@ -244,7 +251,8 @@ impl EngineSpec {
     /// Keys: `cmd`, `name` (default: the program's file name), `args`
     /// (split at whitespace; repeated keys append), `option.NAME`,
     /// `proto=uci|codecup`, `initstr` (`\n` separates lines; repeated keys
-    /// append), `restart=on|off`, `dir`, `tc=BASE+INC` (seconds),
+    /// append), `openingline=KEYWORD` (CodeCup engines that accept imposed
+    /// setups, see [`EngineSpec::opening_line`]), `restart=on|off`, `dir`, `tc=BASE+INC` (seconds),
     /// `movetime` (ms), `nodes`, `depth`, `timemargin` (ms), `stalltime`
     /// (ms).
     ///
@@ -260,6 +268,7 @@ impl EngineSpec {
             options: Vec::new(),
             proto: Proto::Uci,
             initstr: Vec::new(),
+            opening_line: None,
             restart: false,
             dir: None,
             limits: Limits {
@@ -289,6 +298,12 @@ impl EngineSpec {
                     }
                 }
                 "initstr" => spec.initstr.extend(value.split("\\n").map(str::to_owned)),
+                "openingline" => {
+                    if value.is_empty() || value.contains(char::is_whitespace) {
+                        return Err(value_error(key, value, "one word, the engine's keyword for moves already played"));
+                    }
+                    spec.opening_line = Some(value.to_owned());
+                }
                 "restart" => spec.restart = parse_on_off(key, value)?,
                 "dir" => spec.dir = Some(PathBuf::from(value)),
                 "tc" => spec.limits.tc = Some(value.parse()?),
@@ -308,6 +323,11 @@ impl EngineSpec {
         });
         if spec.name.is_empty() || spec.name.contains(char::is_control) {
             return Err(SpecError::BadName(spec.name));
+        }
+        if let Some(keyword) = &spec.opening_line
+            && spec.proto != Proto::Codecup
+        {
+            return Err(value_error("openingline", keyword, "proto=codecup with it (UCI engines are told setups by `position`)"));
         }
         if spec.proto == Proto::Codecup && spec.limits.tc.is_none() {
             spec.limits.tc = Some(TimeControl {
@@ -397,6 +417,17 @@ mod tests {
             EngineSpec::from_tokens(&["cmd"]),
             Err(SpecError::NotKeyValue(_))
         ));
+    }
+
+    #[test]
+    fn an_opening_line_is_one_word_for_codecup_engines_only() {
+        let spec = EngineSpec::from_tokens(&["cmd=x", "proto=codecup", "openingline=Opening"]).unwrap();
+        assert_eq!(spec.opening_line.as_deref(), Some("Opening"));
+        assert_eq!(EngineSpec::from_tokens(&["cmd=x", "proto=codecup"]).unwrap().opening_line, None);
+        let uci = EngineSpec::from_tokens(&["cmd=x", "depth=1", "openingline=Opening"]).unwrap_err();
+        assert!(uci.to_string().contains("proto=codecup"), "{uci}");
+        let two = EngineSpec::from_tokens(&["cmd=x", "proto=codecup", "openingline=Open ing"]).unwrap_err();
+        assert!(two.to_string().contains("one word"), "{two}");
     }
 
     #[test]

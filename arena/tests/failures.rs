@@ -158,6 +158,49 @@ fn codecup_engines_play_whole_games_and_forfeit_like_the_others() {
 }
 
 #[test]
+fn codecup_engines_with_an_opening_line_are_told_the_runs_setups() {
+    let dir = scratch("codecup-opening");
+    let book = dir.join("book.txt");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(&book, "AWNAADADAFFAADDA aaaaaffdaddadnwa\nDAAAWNAAFDAADFAD adaafnwaddafaaad\n").unwrap();
+    let out = dir.join("run");
+    let mut args = strings(&["match", "--quiet", "--games", "4", "--concurrency", "2", "--openings"]);
+    args.push(format!("file={}", book.display()));
+    args.push("order=sequential".to_owned());
+    args.extend(mock_engine("cc", &["proto=codecup", "openingline=Opening"]));
+    args.extend(mock_engine("uci", &[]));
+    args.extend(strings(&["--each", "tc=5+0", "--out", out.to_str().unwrap()]));
+    run_ok(&args, Duration::from_secs(60));
+    let mut records = games(&out);
+    records.sort_by_key(|r| r.game);
+    assert_eq!(records.len(), 4);
+    let expected = [
+        ("AWNAADADAFFAADDA", "aaaaaffdaddadnwa"),
+        ("DAAAWNAAFDAADFAD", "adaafnwaddafaaad"),
+    ];
+    for r in &records {
+        // The mock exits on a move it cannot play, so a game that went past
+        // the setups with both sides moving proves it heard them.
+        assert!(!r.termination.is_forfeit(), "{r:?}");
+        assert_eq!((r.red_setup.as_str(), r.blue_setup.as_str()), expected[(r.game / 2) as usize], "{r:?}");
+    }
+    replay_ok(&out);
+
+    // Without the keyword the engines still choose their own setups.
+    let dir = scratch("codecup-no-opening");
+    let mut args = strings(&["match", "--quiet", "--games", "2", "--openings"]);
+    args.push(format!("file={}", book.display()));
+    args.push("order=sequential".to_owned());
+    args.extend(mock_engine("cc", &["proto=codecup"]));
+    args.extend(mock_engine("uci", &[]));
+    args.extend(strings(&["--each", "tc=5+0", "--out", dir.to_str().unwrap()]));
+    run_ok(&args, Duration::from_secs(60));
+    for r in &games(&dir) {
+        assert_ne!(r.red_setup, "AWNAADADAFFAADDA", "{r:?}");
+    }
+}
+
+#[test]
 fn an_engine_that_never_answers_uci_stops_the_run_before_it_starts() {
     let dir = scratch("mute");
     let mut args = strings(&["match", "--quiet"]);

@@ -331,6 +331,17 @@ fn codecup(mock: &mut Mock, first: &str, lines: &mut impl Iterator<Item = String
             "Quit" => std::process::exit(0),
             "Start" => {}
             "" => continue,
+            // The opening-line extension: moves already played, then wait
+            // for `Start` or the opponent's move.
+            played if played.starts_with("Opening") => {
+                for mv in played.split_whitespace().skip(1) {
+                    if !mv.parse().is_ok_and(|mv| mock.play(mv)) {
+                        eprintln!("mock-engine: illegal opening move from the referee: {mv}");
+                        std::process::exit(1);
+                    }
+                }
+                continue;
+            }
             mv => {
                 if !mv.parse().is_ok_and(|mv| mock.play(mv)) {
                     eprintln!("mock-engine: illegal move from the referee: {mv}");
