@@ -7,7 +7,7 @@
 //! arena's game record, read through the `results` crate, which owns it.
 //! Setups are read in either case, as the CodeCup referee accepted both.
 
-use leaper_rules::{Color, EndReason, GameMove, MoveError, Outcome, Position, SetupCase};
+use leaper_rules::{Color, EndReason, GameMove, Move, MoveError, Outcome, Position, Setup, SetupCase};
 use results::{GameRecord, GameResult};
 use std::path::Path;
 
@@ -222,14 +222,19 @@ pub fn check_file(path: &Path) -> Result<FileReport, FileError> {
 /// A game's id (or row) and its check.
 type Checked = (String, Result<(), GameError>);
 
-/// Checks every game of an arena record file, read by `results`; a row it
-/// cannot read is a failed game.
-fn check_arena_file(path: &Path) -> Result<FileReport, FileError> {
-    let file = results::read_record_file(path).map_err(|err| match err {
+/// An arena record file, read by `results`, its errors as [`FileError`]s.
+fn read_arena_file(path: &Path) -> Result<results::RecordFile, FileError> {
+    results::read_record_file(path).map_err(|err| match err {
         results::ReadError::Io { source, .. } => FileError::Io(source),
         results::ReadError::Header { .. } => FileError::UnknownHeader,
         other => FileError::Record(other),
-    })?;
+    })
+}
+
+/// Checks every game of an arena record file, read by `results`; a row it
+/// cannot read is a failed game.
+fn check_arena_file(path: &Path) -> Result<FileReport, FileError> {
+    let file = read_arena_file(path)?;
     let mut checked: Vec<(u64, Checked)> = file
         .games
         .iter()
@@ -258,4 +263,102 @@ impl FileReport {
             Err(error) => self.failures.push(GameFailure { game, error }),
         }
     }
+}
+
+/// A game of a record file that the rules ended, ready to be followed by
+/// the data generator (`datagen --games`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordedGame {
+    /// The game's id in its file (or its row).
+    pub id: String,
+    /// Red's and Blue's setups.
+    pub setups: (Setup, Setup),
+    /// The regular moves, from ply 3.
+    pub moves: Vec<Move>,
+    /// The winner, `None` for a draw.
+    pub winner: Option<Color>,
+}
+
+/// What a record file gave: the games the rules ended, and how many were
+/// left out (forfeits, illegal or unreadable games).
+#[derive(Clone, Debug, Default)]
+pub struct RecordedGames {
+    /// The games, in file order.
+    pub games: Vec<RecordedGame>,
+    /// Games read but not kept: a forfeit decides nothing about the
+    /// position, and an illegal game has no trustworthy result.
+    pub skipped: usize,
+}
+
+/// The games of a CodeCup transcript or arena record file that ended by
+/// the rules (a captured wazir, the ply limit, no legal move), with their
+/// moves and winner; forfeited, illegal and unreadable games are counted
+/// in `skipped`.
+///
+/// # Errors
+/// [`FileError`] when the file cannot be read or is of neither format.
+pub fn read_games(path: &Path) -> Result<RecordedGames, FileError> {
+    let mut reader = csv::ReaderBuilder::new().flexible(true).from_path(path)?;
+    let headers = reader.headers()?.clone();
+    let col = |name: &str| headers.iter().position(|h| h.trim() == name);
+    let mut out = RecordedGames::default();
+    let mut keep = |id: String, moves: &str, checked: bool| {
+        let game = checked
+            .then(|| replay_moves(moves).ok())
+            .flatten()
+            .and_then(|(pos, played)| {
+                let outcome = pos.outcome()?;
+                let (GameMove::Setup(red), GameMove::Setup(blue)) = (played.first()?, played.get(1)?) else {
+                    return None;
+                };
+                let moves = played[2..]
+                    .iter()
+                    .map(|m| match m {
+                        GameMove::Move(mv) => Some(*mv),
+                        GameMove::Setup(_) => None,
+                    })
+                    .collect::<Option<Vec<Move>>>()?;
+                Some(RecordedGame {
+                    id,
+                    setups: (*red, *blue),
+                    moves,
+                    winner: outcome.winner,
+                })
+            });
+        match game {
+            Some(game) => out.games.push(game),
+            None => out.skipped += 1,
+        }
+    };
+    match (
+        col("Game"),
+        col("Status1"),
+        col("Status2"),
+        col("Score1"),
+        col("Score2"),
+        col("Moves"),
+    ) {
+        (Some(game), Some(s1), Some(s2), Some(p1), Some(p2), Some(moves)) => {
+            for (row, record) in reader.records().enumerate() {
+                match record {
+                    Err(_) => keep(format!("row {}", row + 2), "", false),
+                    Ok(rec) => {
+                        let get = |i: usize| rec.get(i).unwrap_or("");
+                        let ok = check_codecup_game(get(moves), [get(s1), get(s2)], [get(p1), get(p2)])
+                            .is_ok_and(|outcome| outcome.is_some());
+                        keep(get(game).to_string(), get(moves), ok);
+                    }
+                }
+            }
+        }
+        _ => {
+            let file = read_arena_file(path)?;
+            for g in &file.games {
+                let ok = !g.record.termination.is_forfeit() && check_arena_game(&g.record).is_ok();
+                keep(g.record.game.to_string(), &g.record.moves.join(" "), ok);
+            }
+            out.skipped += file.damaged.len();
+        }
+    }
+    Ok(out)
 }

@@ -3,10 +3,11 @@
 //! resumes after a kill -9 to the very file an uninterrupted run writes,
 //! truncates a torn tail with a message, refuses a damaged file or other
 //! settings; `summary` prints the right numbers for a file of known
-//! content.
+//! content; `datagen --games` follows real CodeCup games and labels their
+//! positions with the recorded results.
 
-use leaper_rules::{MoveList, Position, Setup};
-use leaper_train::data::{GameResult, HEADER_SIZE, Opening, PackedPosition, Record, Writer, summarize};
+use leaper_rules::{Color, MoveList, Position, Setup};
+use leaper_train::data::{GameResult, HEADER_SIZE, Opening, PackedPosition, Reader, Record, Writer, summarize};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
@@ -238,11 +239,7 @@ fn known_file(path: &Path) -> Vec<Record> {
     let mut records = Vec::new();
     for i in 0..6 {
         let p = if i == 5 { &positions[0] } else { &positions[i] };
-        let (game, winner) = if i < 3 {
-            (0, Some(leaper_rules::Color::Red))
-        } else {
-            (1, None)
-        };
+        let (game, winner) = if i < 3 { (0, Some(Color::Red)) } else { (1, None) };
         records.push(Record {
             position: PackedPosition::from_position(p),
             score: scores[i],
@@ -263,10 +260,7 @@ fn summary_counts_a_known_file() {
     let path = dir.path().join("known.bin");
     let records = known_file(&path);
     // Plies 2, 3, 4, 5, 6 and 2 again: red to move at the even ones.
-    let red_to_move = records
-        .iter()
-        .filter(|r| r.position.turn() == leaper_rules::Color::Red)
-        .count();
+    let red_to_move = records.iter().filter(|r| r.position.turn() == Color::Red).count();
     assert_eq!(red_to_move, 4);
     let s = summary_json(&path);
     assert_eq!(s["records"], 6);
@@ -321,4 +315,87 @@ fn summary_counts_a_known_file() {
         stderr.contains("known.bin") && stderr.contains(&format!("torn tail of 6 bytes at byte offset {len}")),
         "{stderr}"
     );
+}
+
+fn all_records(path: &Path) -> Vec<Record> {
+    let mut reader = Reader::open(path).unwrap();
+    let mut out = Vec::new();
+    while let Some(chunk) = reader.next_chunk().unwrap() {
+        out.extend(chunk.records);
+    }
+    out
+}
+
+/// The first `n` games of a CodeCup transcript in `../shared`, header
+/// included.
+fn codecup_rows(file: &str, n: usize) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/codecup-2026")
+        .join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines().take(n + 1).map(str::to_owned).collect()
+}
+
+#[test]
+fn datagen_follows_recorded_games_and_labels_them_with_their_results() {
+    let dir = tempfile::tempdir().unwrap();
+    // Five decided tournament games, then a game lost by an illegal move,
+    // which decides nothing about its positions and is left out.
+    let mut rows = codecup_rows("competition-347-transcripts.csv", 5);
+    let forfeit = codecup_rows("test-1-competition-350-transcripts.csv", 1);
+    assert!(forfeit[1].contains("ILLEGAL"), "{}", forfeit[1]);
+    rows.push(forfeit[1].clone());
+    let games = dir.path().join("games.csv");
+    std::fs::write(&games, rows.join("\n") + "\n").unwrap();
+    // The winner of each kept game, from its statuses.
+    let winners: Vec<Option<Color>> = rows[1..6]
+        .iter()
+        .map(|row| {
+            let fields: Vec<&str> = row.split(',').collect();
+            match (fields[5], fields[8]) {
+                ("WIN", _) => Some(Color::Red),
+                (_, "WIN") => Some(Color::Blue),
+                _ => None,
+            }
+        })
+        .collect();
+
+    let (a, b) = (dir.path().join("a.bin"), dir.path().join("b.bin"));
+    let games_arg = games.to_str().unwrap();
+    // The target is far away: the run ends with the file's last game.
+    let out = ok(datagen(&a, &["--games", games_arg, "--positions", "100000"]));
+    assert!(text(&out.stdout).contains("from 5 games"), "{}", text(&out.stdout));
+    ok(datagen(
+        &b,
+        &["--games", games_arg, "--positions", "100000", "--threads", "2"],
+    ));
+    assert_eq!(
+        std::fs::read(&a).unwrap(),
+        std::fs::read(&b).unwrap(),
+        "two threads write the same file"
+    );
+
+    let records = all_records(&a);
+    assert!(records.len() >= 20, "{} records", records.len());
+    let mut games_seen = std::collections::BTreeSet::new();
+    for r in &records {
+        assert_eq!(r.opening, Opening::Recorded);
+        let expected = GameResult::for_side(winners[r.game as usize], r.position.turn());
+        assert_eq!(r.result, expected, "game {}", r.game);
+        games_seen.insert(r.game);
+    }
+    assert_eq!(games_seen.into_iter().collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
+    assert_eq!(summary_json(&a)["recorded_games"], records.len() as u64);
+
+    // Run again: the games are done, nothing is added.
+    let again = ok(datagen(&a, &["--games", games_arg, "--positions", "100000"]));
+    assert!(text(&again.stderr).contains("resuming"), "{}", text(&again.stderr));
+    assert_eq!(all_records(&a).len(), records.len());
+
+    // A file that is not a game record is named.
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "a,b\n1,2\n").unwrap();
+    let out = run(datagen(&dir.path().join("c.bin"), &["--games", bad.to_str().unwrap()]));
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("bad.csv"), "{}", text(&out.stderr));
 }

@@ -135,6 +135,8 @@ pub enum Opening {
     Random,
     /// A setup pair from the engine's built-in book.
     Book,
+    /// A recorded game followed move by move (`datagen --games`).
+    Recorded,
 }
 
 /// A position in 37 bytes; always valid as a board (checked when read).
@@ -334,6 +336,7 @@ impl Record {
         out[38] = match self.opening {
             Opening::Random => 0,
             Opening::Book => 1,
+            Opening::Recorded => 2,
         };
         out[40..44].copy_from_slice(&self.score.to_le_bytes());
         out[44..48].copy_from_slice(&self.game.to_le_bytes());
@@ -357,6 +360,7 @@ impl Record {
         let opening = match bytes[38] {
             0 => Opening::Random,
             1 => Opening::Book,
+            2 => Opening::Recorded,
             _ => return Err(RecordError::Reserved("flags byte 38")),
         };
         if bytes[39] != 0 {

@@ -20,11 +20,12 @@
 //! order whatever the thread count, so a run is reproducible on any number
 //! of threads, and a resumed run continues exactly where the file ends.
 
-use super::engine::{Engine, is_mate, safe_moves};
+use super::engine::{Engine, Line, is_mate, safe_moves};
 use super::file::{DataError, Writer};
 use super::record::{GameResult, Opening, PackedPosition, Record};
+use crate::replay::RecordedGame;
 use leaper::book::Book;
-use leaper_rules::{Move, Position, Setup};
+use leaper_rules::{Color, Move, Position, Setup};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -71,6 +72,14 @@ pub struct Settings {
     /// is part of the settings).
     #[arg(long, default_value_t = 16)]
     pub hash_mb: usize,
+    /// Follow the games of this record file (CodeCup transcripts or an
+    /// arena `games.csv`) instead of playing new ones: the positions along
+    /// each game are searched, kept and scored as in self-play and labelled
+    /// with the recorded result; games that ended by a forfeit are left
+    /// out. The run ends with the file's last game.
+    #[arg(long, value_name = "FILE")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub games: Option<std::path::PathBuf>,
 }
 
 impl Settings {
@@ -168,6 +177,57 @@ fn choose(candidates: &[(Move, i32)], temperature: f64, rng: &mut StdRng) -> Opt
     Some(best.0)
 }
 
+/// Follows recorded game `index` of `games` with `engine`, keeping and
+/// scoring positions as [`play_game`] does; `None` when `stop` is set
+/// first or the games are done.
+pub fn follow_game(
+    settings: &Settings,
+    index: u64,
+    engine: &mut Engine,
+    games: &[RecordedGame],
+    stop: &AtomicBool,
+) -> Option<GameRecords> {
+    let game = games.get(usize::try_from(index).ok()?)?;
+    engine.new_game();
+    let mut pos = Position::from_setups(&game.setups.0, &game.setups.1);
+    let mut kept: Vec<(PackedPosition, i32)> = Vec::new();
+    let mut seen = HashSet::new();
+    let mut nodes = 0;
+    let mut searched = 0;
+    for &mv in &game.moves {
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        if let Some(first) = engine.search(&pos, settings.move_nodes, &[]) {
+            nodes += first.nodes;
+            searched += 1;
+            keep_quiet(settings, engine, &pos, &first, &mut kept, &mut seen, &mut nodes);
+        }
+        pos.play(mv);
+    }
+    Some(GameRecords {
+        index,
+        records: label(kept, game.winner, index, Opening::Recorded),
+        plies: pos.ply(),
+        searched,
+        nodes,
+    })
+}
+
+/// The kept positions of a game as records, labelled with its result.
+fn label(kept: Vec<(PackedPosition, i32)>, winner: Option<Color>, index: u64, opening: Opening) -> Vec<Record> {
+    let game = u32::try_from(index).unwrap_or(u32::MAX);
+    kept.into_iter()
+        .map(|(position, score)| Record {
+            position,
+            score,
+            result: GameResult::for_side(winner, position.turn()),
+            game,
+            opening,
+        })
+        .collect()
+}
+
 /// Plays game `index` with `engine`; `None` when `stop` is set first.
 pub fn play_game(
     settings: &Settings,
@@ -214,20 +274,9 @@ pub fn play_game(
         };
         pos.play(mv);
     };
-    let game = u32::try_from(index).unwrap_or(u32::MAX);
-    let records = kept
-        .into_iter()
-        .map(|(position, score)| Record {
-            position,
-            score,
-            result: GameResult::for_side(winner, position.turn()),
-            game,
-            opening,
-        })
-        .collect();
     Some(GameRecords {
         index,
-        records,
+        records: label(kept, winner, index, opening),
         plies: pos.ply(),
         searched,
         nodes,
@@ -270,6 +319,21 @@ fn searched_move(
             }
         }
     }
+    keep_quiet(settings, engine, pos, &first, kept, seen, nodes);
+    choose(&candidates, settings.temperature, rng)
+}
+
+/// Keeps the end of `first`'s line (the search of `pos`), or else `pos`
+/// itself, scored deeper, in `kept` when it qualifies.
+fn keep_quiet(
+    settings: &Settings,
+    engine: &mut Engine,
+    pos: &Position,
+    first: &Line,
+    kept: &mut Vec<(PackedPosition, i32)>,
+    seen: &mut HashSet<u64>,
+    nodes: &mut u64,
+) {
     if first.depth > 0 {
         // The line's end, probed first; else the root, whose search has
         // just said whether a capture is best there.
@@ -293,7 +357,6 @@ fn searched_move(
             }
         }
     }
-    choose(&candidates, settings.temperature, rng)
 }
 
 /// How a run went.
@@ -329,6 +392,9 @@ pub enum GenError {
     /// A worker's engine could not be made.
     #[error("cannot set up the engine: {0}")]
     Engine(String),
+    /// The record file of `--games` could not be read.
+    #[error("cannot read the games to follow: {0}")]
+    Games(String),
 }
 
 /// Plays games from index `first_game` on `threads` threads and appends
@@ -354,6 +420,15 @@ pub fn generate(
         return Ok(report);
     }
     let book = leaper::book::builtin();
+    let recorded = match &settings.games {
+        Some(path) => Some(
+            crate::replay::read_games(path)
+                .map_err(|e| GenError::Games(format!("{}: {e}", path.display())))?
+                .games,
+        ),
+        None => None,
+    };
+    let recorded = recorded.as_deref();
     let next = AtomicU64::new(first_game);
     let stop = AtomicBool::new(false);
     let (tx, rx) = crossbeam_channel::unbounded::<Result<GameRecords, String>>();
@@ -371,7 +446,11 @@ pub fn generate(
                 };
                 while !stop.load(Ordering::Relaxed) {
                     let index = next.fetch_add(1, Ordering::Relaxed);
-                    match play_game(settings, index, &mut engine, book, stop) {
+                    let game = match recorded {
+                        Some(games) => follow_game(settings, index, &mut engine, games, stop),
+                        None => play_game(settings, index, &mut engine, book, stop),
+                    };
+                    match game {
                         Some(game) => {
                             if tx.send(Ok(game)).is_err() {
                                 break;
@@ -415,6 +494,14 @@ pub fn generate(
                         break 'run Ok(());
                     }
                 }
+            }
+            // Recorded games ran out before the target: the last games
+            // still go to the file.
+            if !stop.load(Ordering::Relaxed) && !buffer.is_empty() {
+                if let Err(e) = writer.write_chunk(&buffer) {
+                    break 'run Err(e.into());
+                }
+                report.records += buffer.len() as u64;
             }
             Ok(())
         };

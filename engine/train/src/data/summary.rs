@@ -87,6 +87,8 @@ pub struct Summary {
     pub red_to_move: u64,
     /// Positions from games that opened from the book.
     pub book_openings: u64,
+    /// Positions from recorded games followed (`datagen --games`).
+    pub recorded_games: u64,
     /// Mean score, logit x 10,000.
     pub mean_score: f64,
     /// Mean of |score|.
@@ -131,6 +133,7 @@ pub fn summarize(paths: &[impl AsRef<Path>]) -> Result<Summary, DataError> {
         games_by_colour: Balance::default(),
         red_to_move: 0,
         book_openings: 0,
+        recorded_games: 0,
         mean_score: 0.0,
         mean_abs_score: 0.0,
         scores: Histogram {
@@ -173,8 +176,10 @@ pub fn summarize(paths: &[impl AsRef<Path>]) -> Result<Summary, DataError> {
                 };
                 s.by_colour.add(for_red);
                 games.insert(r.game, for_red);
-                if r.opening == Opening::Book {
-                    s.book_openings += 1;
+                match r.opening {
+                    Opening::Book => s.book_openings += 1,
+                    Opening::Recorded => s.recorded_games += 1,
+                    Opening::Random => {}
                 }
                 sum += f64::from(r.score);
                 abs_sum += f64::from(r.score).abs();
@@ -286,6 +291,14 @@ impl fmt::Display for Summary {
             self.book_openings,
             pct(self.book_openings, n)
         )?;
+        if self.recorded_games > 0 {
+            writeln!(
+                f,
+                "from recorded games    {} ({:.1}% of positions)",
+                self.recorded_games,
+                pct(self.recorded_games, n)
+            )?;
+        }
         balance_line(f, "side to move", ["wins", "draws", "losses"], &self.side_to_move)?;
         balance_line(f, "positions by colour", ["red", "draw", "blue"], &self.by_colour)?;
         balance_line(f, "games by colour", ["red", "draw", "blue"], &self.games_by_colour)?;
