@@ -3,7 +3,7 @@
 //! budget, over a grid of problems users meet.
 //!
 //! `cargo run --release -p leaper-spsa --example bench -- [--seeds N] [--threads T] [--quick]
-//! [--c-ratio X] [--precision X] [--gain X] [--hold X] [--alpha X] [--eta X]`
+//! [--c-ratio X] [--precision X] [--gain X] [--hold X] [--alpha X] [--eta X] [--edge X]`
 //!
 //! Cells: 4, 8 and 16 separable parameters, 8 coupled, 8 with optima at or
 //! near a bound, 8 on a flat, nearly tuned surface (`synthetic::Surface`);
@@ -82,6 +82,8 @@ fn main() {
     let mut seeds = 100u64;
     let mut threads = 2usize;
     let mut quick = false;
+    let mut seed_offset = 0u64;
+    let mut only: Vec<String> = Vec::new();
     let mut derived = Schedule::derived();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -92,10 +94,15 @@ fn main() {
             i += 1;
             continue;
         }
+        if flag == "--only" {
+            only = args.get(i + 1).map(|v| v.split('|').map(str::to_string).collect()).unwrap_or_default();
+            i += 2;
+            continue;
+        }
         let value = args.get(i + 1).and_then(|v| v.parse::<f64>().ok());
         let Some(value) = value else {
             eprintln!(
-                "usage: bench [--seeds N] [--threads T] [--quick] [--c-ratio X] [--precision X] [--gain X] [--hold X] [--alpha X] [--eta X]"
+                "usage: bench [--seeds N] [--threads T] [--quick] [--c-ratio X] [--precision X] [--gain X] [--hold X] [--alpha X] [--eta X] [--edge X]"
             );
             std::process::exit(2);
         };
@@ -106,10 +113,12 @@ fn main() {
             hold,
             alpha,
             eta,
+            edge,
         } = &mut derived
         {
             match flag {
                 "--seeds" => seeds = (value as u64).max(1),
+                "--seed-offset" => seed_offset = value as u64,
                 "--threads" => threads = (value as usize).max(1),
                 "--c-ratio" => *c_ratio = value,
                 "--precision" => *precision = value,
@@ -117,6 +126,7 @@ fn main() {
                 "--hold" => *hold = value,
                 "--alpha" => *alpha = value,
                 "--eta" => *eta = value,
+                "--edge" => *edge = value,
                 _ => {
                     eprintln!("unknown flag {flag}");
                     std::process::exit(2);
@@ -131,7 +141,7 @@ fn main() {
     }
 
     let mut cells = Vec::new();
-    let shapes: Vec<(usize, Surface)> = if quick {
+    let shapes: Vec<(usize, Surface)> = if quick && only.is_empty() {
         vec![(8, Surface::Separable), (8, Surface::NearBound), (8, Surface::Flat)]
     } else {
         vec![
@@ -150,8 +160,12 @@ fn main() {
                 ("draw-light", MatchModel::draw_light()),
             ] {
                 let problem = Problem::surface(n, surface);
+                let name = format!("{}k, {n} {}, {noise}", games / 1000, surface.name());
+                if !only.is_empty() && !only.iter().any(|o| name.contains(o.as_str())) {
+                    continue;
+                }
                 cells.push(Cell {
-                    name: format!("{}k, {n} {}, {noise}", games / 1000, surface.name()),
+                    name,
                     problem,
                     model,
                     games,
@@ -197,7 +211,7 @@ fn main() {
                     .map(|t| {
                         let (sim, params) = (&sim, &params);
                         scope.spawn(move || {
-                            (0..seeds)
+                            (seed_offset..seed_offset + seeds)
                                 .filter(|s| s % threads as u64 == t)
                                 .map(|seed| {
                                     let config = Config {
