@@ -227,7 +227,7 @@ impl Schedule {
     #[must_use]
     pub fn derived() -> Self {
         Self::Derived {
-            c_ratio: 0.25,
+            c_ratio: 0.3,
             precision: 0.5,
             gain: 5.0,
             hold: 0.1,

@@ -244,21 +244,21 @@ fn parameters_that_are_all_good_start_a_run_and_others_do_not() {
 
 #[test]
 fn near_a_bound_the_default_shrinks_the_perturbation_then_clips() {
-    // One float in [0, 100]: the default perturbation is a quarter of the
-    // range, 25, shrunk to the distance to the nearer bound but not below
-    // half of it (12.5); closer than that the values are clipped.
+    // One float in [0, 100]: the default perturbation is 30% of the range,
+    // shrunk to the distance to the nearer bound but not below half of it
+    // (15); closer than that the values are clipped.
     let Schedule::Derived { c_ratio, edge, .. } = Schedule::default() else {
         panic!("the default recipe is the derived one");
     };
-    assert_eq!((c_ratio, edge), (0.25, 0.5));
+    assert_eq!((c_ratio, edge), (0.3, 0.5));
     for (start, expected) in [
-        (50.0, (25.0, 75.0)),
-        (70.0, (45.0, 95.0)),
+        (50.0, (20.0, 80.0)),
+        (70.0, (40.0, 100.0)),
         (80.0, (60.0, 100.0)),
-        (90.0, (77.5, 100.0)),
-        (100.0, (87.5, 100.0)),
-        (15.0, (0.0, 30.0)),
-        (5.0, (0.0, 17.5)),
+        (90.0, (75.0, 100.0)),
+        (100.0, (85.0, 100.0)),
+        (25.0, (0.0, 50.0)),
+        (5.0, (0.0, 20.0)),
     ] {
         let param = Param::plain("X", Kind::Float, start, 0.0, 100.0).expect("valid");
         let mut tuner = Tuner::new(vec![param], Config::new(1000)).expect("valid");
