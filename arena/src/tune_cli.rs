@@ -293,8 +293,14 @@ mod tests {
 
     /// The number after `label` in `text`, up to the next space or `%`.
     fn number_after(text: &str, label: &str) -> f64 {
-        let rest = text.split(label).nth(1).unwrap_or_else(|| panic!("no '{label}' in {text}"));
-        rest.split([' ', '%']).next().and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("{text}"))
+        let rest = text
+            .split(label)
+            .nth(1)
+            .unwrap_or_else(|| panic!("no '{label}' in {text}"));
+        rest.split([' ', '%'])
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{text}"))
     }
 
     #[test]
@@ -303,7 +309,11 @@ mod tests {
         let mut tuner = Tuner::new(params, spsa::Config::new(20_000)).expect("valid");
         let check = |tuner: &Tuner| {
             let text = values_text(tuner);
-            assert_eq!(number_after(&text, "draws "), (100.0 * tuner.draw_ratio()).round(), "{text}");
+            assert_eq!(
+                number_after(&text, "draws "),
+                (100.0 * tuner.draw_ratio()).round(),
+                "{text}"
+            );
             let steps = tuner.current_steps();
             let mean = 100.0 * (steps[0] / 100.0 + steps[1] / 2.0) / 2.0;
             let shown = number_after(&text, "step ");

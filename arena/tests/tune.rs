@@ -43,7 +43,10 @@ fn check_final_lines(text: &str, names: &[&str], state: &Path) {
         let param = tuner.params().iter().find(|p| p.name == *name).expect("named");
         assert_eq!(start, param.start, "{line}");
         let expected = (value - start) / (param.max - param.min);
-        assert!((moved - expected).abs() <= 0.0005 + 1e-12, "{line}: expected {expected:+.3}");
+        assert!(
+            (moved - expected).abs() <= 0.0005 + 1e-12,
+            "{line}: expected {expected:+.3}"
+        );
         assert!(
             text.lines()
                 .any(|l| l.starts_with(&format!("setoption name {name} value "))),

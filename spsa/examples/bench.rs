@@ -95,7 +95,10 @@ fn main() {
             continue;
         }
         if flag == "--only" {
-            only = args.get(i + 1).map(|v| v.split('|').map(str::to_string).collect()).unwrap_or_default();
+            only = args
+                .get(i + 1)
+                .map(|v| v.split('|').map(str::to_string).collect())
+                .unwrap_or_default();
             i += 2;
             continue;
         }
