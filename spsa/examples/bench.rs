@@ -2,8 +2,9 @@
 //! optimum: how much Elo each recipe's result still loses at the end of its
 //! budget, over a grid of problems users meet.
 //!
-//! `cargo run --release -p leaper-spsa --example bench -- [--seeds N] [--threads T] [--quick]
-//! [--c-ratio X] [--precision X] [--gain X] [--hold X] [--alpha X] [--eta X] [--edge X]`
+//! `cargo run --release -p leaper-spsa --example bench -- [--seeds N] [--seed-offset N] [--threads T]
+//! [--quick] [--only 'CELL|CELL'] [--c-ratio X] [--precision X] [--gain X] [--hold X] [--alpha X]
+//! [--eta X] [--edge X]`
 //!
 //! Cells: 4, 8 and 16 separable parameters, 8 coupled, 8 with optima at or
 //! near a bound, 8 on a flat, nearly tuned surface (`synthetic::Surface`);
@@ -16,7 +17,11 @@
 //! "autoselect" (the classic schedule with `c_end = range / 6` and `r_end`
 //! from the number of parameters and the true draw ratio, as van den
 //! Bergh's analysis publishes it), and the crate's previous default. The
-//! `--c-ratio` ... `--eta` flags change the default's settings, to explore.
+//! `--c-ratio` ... `--edge` flags change the default's settings, to explore;
+//! `--seed-offset` runs other seeds (to check settings chosen on the first
+//! ones), `--only` keeps the cells whose name contains one of the
+//! `|`-separated texts, and `--quick` runs the default and autoselect only
+//! (on three shapes, unless `--only` picks the cells).
 
 use std::thread;
 use std::time::Instant;
@@ -95,17 +100,18 @@ fn main() {
             continue;
         }
         if flag == "--only" {
-            only = args
-                .get(i + 1)
-                .map(|v| v.split('|').map(str::to_string).collect())
-                .unwrap_or_default();
+            let Some(cells) = args.get(i + 1) else {
+                eprintln!("--only needs a value: cell names (or parts of them) separated by '|'");
+                std::process::exit(2);
+            };
+            only = cells.split('|').map(str::to_string).collect();
             i += 2;
             continue;
         }
         let value = args.get(i + 1).and_then(|v| v.parse::<f64>().ok());
         let Some(value) = value else {
             eprintln!(
-                "usage: bench [--seeds N] [--threads T] [--quick] [--c-ratio X] [--precision X] [--gain X] [--hold X] [--alpha X] [--eta X] [--edge X]"
+                "usage: bench [--seeds N] [--seed-offset N] [--threads T] [--quick] [--only 'CELL|CELL'] [--c-ratio X] [--precision X] [--gain X] [--hold X] [--alpha X] [--eta X] [--edge X]"
             );
             std::process::exit(2);
         };
