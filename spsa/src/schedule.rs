@@ -480,6 +480,22 @@ mod tests {
         else {
             unreachable!()
         };
+        // The settings the README documents: 30% of the range, 5 r held
+        // for 10% of the pairs, then k^-0.6, k^3 average, shrink to c/2.
+        assert_eq!(
+            s,
+            Schedule::Derived {
+                c_ratio: 0.3,
+                precision: 0.5,
+                gain: 5.0,
+                hold: 0.1,
+                alpha: 0.6,
+                eta: 3.0,
+                edge: 0.5
+            }
+        );
+        assert_eq!(s.edge(), 0.5);
+        assert_eq!(Schedule::fishtest().edge(), 1.0);
         assert!((s.c_scale(7.0, 1000.0) - c_ratio).abs() < 1e-15);
         assert!((s.a_scale(1.0, 1000.0, 8, 0.6) - gain * r8).abs() < 1e-12);
         let late = s.a_scale(1000.0, 1000.0, 8, 0.6);

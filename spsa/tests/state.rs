@@ -153,5 +153,13 @@ fn a_state_saved_under_an_earlier_default_resumes_with_its_own_settings() {
     assert_eq!(resumed.config().schedule, earlier);
     assert_eq!(resumed, first);
     assert_eq!(resumed.current_steps(), first.current_steps());
+
+    // States written before the `edge` field existed lack it: they read as
+    // 1 (never shrink), the behaviour they were run with.
+    let mut value: serde_json::Value = serde_json::from_str(&first.to_json().expect("json")).expect("json");
+    let schedule = value["config"]["schedule"].as_object_mut().expect("schedule object");
+    assert!(schedule.remove("edge").is_some(), "{schedule:?}");
+    let old = Tuner::from_json(&value.to_string()).expect("a state without edge loads");
+    assert_eq!(old, first);
     let _ = std::fs::remove_dir_all(dir);
 }
