@@ -15,10 +15,12 @@
 //!   most [`HOLD_REFERENCE_PAIRS`], so a longer run ends with a smaller
 //!   rate) and decays as `(held / k)^alpha` after (`alpha` 0.6 by
 //!   default), and the result is the average of the iterates weighted by
-//!   `k^eta`, which with a large `eta` forgets
-//!   the early iterates and so does not lag behind the iterate. Each trial
-//!   moves parameter `i` by `r_k * c_i^2 / c_i * (wins - losses) * sign_i`,
-//!   as in fishtest (`a = r * c^2`). `c_end` and `r_end` are ignored.
+//!   `k^eta`, which with a large `eta` forgets the early iterates and so
+//!   does not lag behind the iterate. Each trial moves parameter `i` by
+//!   `r_k * c_i^2 / c_i * (wins - losses) * sign_i`, as in fishtest
+//!   (`a = r * c^2`). Near a bound `c_i` shrinks to the distance to it, but not
+//!   below `edge * c_i`, keeping the scheduled `a / c` (see `Tuner::ask`).
+//!   `c_end` and `r_end` are ignored.
 //! - [`Schedule::Classic`]: fishtest's and OpenBench's SPSA from each
 //!   parameter's `c_end` and `r_end`, for reproducing a run of those tools.
 //! - [`Schedule::Averaged`]: this crate's previous default (classic
