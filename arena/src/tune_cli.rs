@@ -284,3 +284,55 @@ pub fn run(args: &TuneSettings) -> anyhow::Result<()> {
     print_final(&report?, &out);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use results::Pentanomial;
+
+    use super::*;
+
+    /// The number after `label` in `text`, up to the next space or `%`.
+    fn number_after(text: &str, label: &str) -> f64 {
+        let rest = text
+            .split(label)
+            .nth(1)
+            .unwrap_or_else(|| panic!("no '{label}' in {text}"));
+        rest.split([' ', '%'])
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{text}"))
+    }
+
+    #[test]
+    fn the_progress_line_shows_the_measured_draw_ratio_the_step_and_the_values() {
+        let params = spsa::parse_params("A, int, 50, 0, 100\nB, float, 1.5, 0, 2\n").expect("valid");
+        let mut tuner = Tuner::new(params, spsa::Config::new(20_000)).expect("valid");
+        let check = |tuner: &Tuner| {
+            let text = values_text(tuner);
+            assert_eq!(
+                number_after(&text, "draws "),
+                (100.0 * tuner.draw_ratio()).round(),
+                "{text}"
+            );
+            let steps = tuner.current_steps();
+            let mean = 100.0 * (steps[0] / 100.0 + steps[1] / 2.0) / 2.0;
+            let shown = number_after(&text, "step ");
+            assert!(mean > 0.0 && (shown - mean).abs() <= 0.000_05 + 1e-12, "{text}: {mean}");
+            assert!(text.contains("A=") && text.contains("B="), "{text}");
+            (number_after(&text, "draws "), shown)
+        };
+        // Before any pair: the prior, one half.
+        let (draws, before) = check(&tuner);
+        assert_eq!(draws, 50.0);
+        // 64 pairs that all split one game each: half the prior's spread, 75%.
+        for _ in 0..32 {
+            let trial = tuner.ask().expect("budget left");
+            tuner.tell(trial.id, Pentanomial::new(0, 0, 2, 0, 0)).expect("pending");
+        }
+        let (draws, step) = check(&tuner);
+        assert_eq!(draws, 75.0);
+        // More draws, less noise per game: the derived step is larger (the
+        // rate is still held at 64 of 10,000 pairs).
+        assert!(step > before, "{step} {before}");
+    }
+}

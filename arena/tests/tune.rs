@@ -23,13 +23,29 @@ fn stdout(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// The final `name, value` and `setoption` lines name every parameter.
-fn check_final_lines(text: &str, names: &[&str]) {
+/// The final `name, value` and `setoption` lines name every parameter; each
+/// value line shows the start in brackets and the move in units of the
+/// parameter's range (checked against the state's parameters), and the
+/// measured draw ratio is printed.
+fn check_final_lines(text: &str, names: &[&str], state: &Path) {
+    let tuner = spsa::Tuner::load(state).expect("state loads");
     for name in names {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{name}, ")))
+            .unwrap_or_else(|| panic!("no `{name}, value` line in:\n{text}"));
+        // `name, value    [start]    +0.123`
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(fields.len(), 4, "{line}");
+        let value: f64 = fields[1].parse().expect(line);
+        let start: f64 = fields[2].trim_matches(|c| c == '[' || c == ']').parse().expect(line);
+        let moved: f64 = fields[3].parse().expect(line);
+        let param = tuner.params().iter().find(|p| p.name == *name).expect("named");
+        assert_eq!(start, param.start, "{line}");
+        let expected = (value - start) / (param.max - param.min);
         assert!(
-            text.lines()
-                .any(|l| l.starts_with(&format!("{name}, ")) && l.split(", ").nth(1).is_some()),
-            "no `{name}, value` line in:\n{text}"
+            (moved - expected).abs() <= 0.0005 + 1e-12,
+            "{line}: expected {expected:+.3}"
         );
         assert!(
             text.lines()
@@ -37,6 +53,11 @@ fn check_final_lines(text: &str, names: &[&str]) {
             "no setoption line for {name} in:\n{text}"
         );
     }
+    let draws = text
+        .lines()
+        .find_map(|l| l.split("measured draw ratio ").nth(1))
+        .unwrap_or_else(|| panic!("no measured draw ratio in:\n{text}"));
+    assert_eq!(draws, format!("{:.0}%", 100.0 * tuner.draw_ratio()), "{text}");
     let verify = text
         .lines()
         .find(|l| l.starts_with("arena match "))
@@ -133,7 +154,7 @@ fn a_tuning_run_killed_and_resumed_loses_nothing() {
         names.contains(&"LmrBase") && names.contains(&"TimeSoftPermille"),
         "{names:?}"
     );
-    check_final_lines(&text, &names);
+    check_final_lines(&text, &names, &out.join("state.json"));
     assert!(text.contains("in 64 games"), "{text}");
 
     // The game record survives the kill: every game of the budget once
@@ -185,7 +206,7 @@ fn a_two_parameter_file_is_tuned_and_printed() {
         out.to_str().unwrap(),
     ]);
     let text = stdout(&run_ok(&args, Duration::from_secs(60)));
-    check_final_lines(&text, &["LmrBase", "TimeSoftPermille"]);
+    check_final_lines(&text, &["LmrBase", "TimeSoftPermille"], &out.join("state.json"));
     assert_eq!(
         text.lines().filter(|l| l.starts_with("setoption name ")).count(),
         2,

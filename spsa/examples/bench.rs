@@ -2,8 +2,9 @@
 //! optimum: how much Elo each recipe's result still loses at the end of its
 //! budget, over a grid of problems users meet.
 //!
-//! `cargo run --release -p leaper-spsa --example bench -- [--seeds N] [--threads T] [--quick]
-//! [--c-ratio X] [--precision X] [--gain X] [--hold X] [--alpha X] [--eta X]`
+//! `cargo run --release -p leaper-spsa --example bench -- [--seeds N] [--seed-offset N] [--threads T]
+//! [--quick] [--only 'CELL|CELL'] [--c-ratio X] [--precision X] [--gain X] [--hold X] [--alpha X]
+//! [--eta X] [--edge X]`
 //!
 //! Cells: 4, 8 and 16 separable parameters, 8 coupled, 8 with optima at or
 //! near a bound, 8 on a flat, nearly tuned surface (`synthetic::Surface`);
@@ -16,7 +17,11 @@
 //! "autoselect" (the classic schedule with `c_end = range / 6` and `r_end`
 //! from the number of parameters and the true draw ratio, as van den
 //! Bergh's analysis publishes it), and the crate's previous default. The
-//! `--c-ratio` ... `--eta` flags change the default's settings, to explore.
+//! `--c-ratio` ... `--edge` flags change the default's settings, to explore;
+//! `--seed-offset` runs other seeds (to check settings chosen on the first
+//! ones), `--only` keeps the cells whose name contains one of the
+//! `|`-separated texts, and `--quick` runs the default and autoselect only
+//! (on three shapes, unless `--only` picks the cells).
 
 use std::thread;
 use std::time::Instant;
@@ -82,6 +87,8 @@ fn main() {
     let mut seeds = 100u64;
     let mut threads = 2usize;
     let mut quick = false;
+    let mut seed_offset = 0u64;
+    let mut only: Vec<String> = Vec::new();
     let mut derived = Schedule::derived();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -92,10 +99,19 @@ fn main() {
             i += 1;
             continue;
         }
+        if flag == "--only" {
+            let Some(cells) = args.get(i + 1) else {
+                eprintln!("--only needs a value: cell names (or parts of them) separated by '|'");
+                std::process::exit(2);
+            };
+            only = cells.split('|').map(str::to_string).collect();
+            i += 2;
+            continue;
+        }
         let value = args.get(i + 1).and_then(|v| v.parse::<f64>().ok());
         let Some(value) = value else {
             eprintln!(
-                "usage: bench [--seeds N] [--threads T] [--quick] [--c-ratio X] [--precision X] [--gain X] [--hold X] [--alpha X] [--eta X]"
+                "usage: bench [--seeds N] [--seed-offset N] [--threads T] [--quick] [--only 'CELL|CELL'] [--c-ratio X] [--precision X] [--gain X] [--hold X] [--alpha X] [--eta X] [--edge X]"
             );
             std::process::exit(2);
         };
@@ -106,10 +122,12 @@ fn main() {
             hold,
             alpha,
             eta,
+            edge,
         } = &mut derived
         {
             match flag {
                 "--seeds" => seeds = (value as u64).max(1),
+                "--seed-offset" => seed_offset = value as u64,
                 "--threads" => threads = (value as usize).max(1),
                 "--c-ratio" => *c_ratio = value,
                 "--precision" => *precision = value,
@@ -117,6 +135,7 @@ fn main() {
                 "--hold" => *hold = value,
                 "--alpha" => *alpha = value,
                 "--eta" => *eta = value,
+                "--edge" => *edge = value,
                 _ => {
                     eprintln!("unknown flag {flag}");
                     std::process::exit(2);
@@ -131,7 +150,7 @@ fn main() {
     }
 
     let mut cells = Vec::new();
-    let shapes: Vec<(usize, Surface)> = if quick {
+    let shapes: Vec<(usize, Surface)> = if quick && only.is_empty() {
         vec![(8, Surface::Separable), (8, Surface::NearBound), (8, Surface::Flat)]
     } else {
         vec![
@@ -150,8 +169,12 @@ fn main() {
                 ("draw-light", MatchModel::draw_light()),
             ] {
                 let problem = Problem::surface(n, surface);
+                let name = format!("{}k, {n} {}, {noise}", games / 1000, surface.name());
+                if !only.is_empty() && !only.iter().any(|o| name.contains(o.as_str())) {
+                    continue;
+                }
                 cells.push(Cell {
-                    name: format!("{}k, {n} {}, {noise}", games / 1000, surface.name()),
+                    name,
                     problem,
                     model,
                     games,
@@ -197,7 +220,7 @@ fn main() {
                     .map(|t| {
                         let (sim, params) = (&sim, &params);
                         scope.spawn(move || {
-                            (0..seeds)
+                            (seed_offset..seed_offset + seeds)
                                 .filter(|s| s % threads as u64 == t)
                                 .map(|seed| {
                                     let config = Config {

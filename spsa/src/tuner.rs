@@ -235,8 +235,16 @@ impl Tuner {
             };
             // At least one whole step between the two values of an integer,
             // at most half the range.
-            let c = c.max(param.min_int_half_width(theta)).min(0.5 * (hi - lo));
-            // Near a bound the played values are clipped, not the centre:
+            let full = c.max(param.min_int_half_width(theta)).min(0.5 * (hi - lo));
+            // Near a bound, shrink toward the distance to it (down to
+            // `edge * c`), so both values stay symmetric about the iterate
+            // and their difference measures the slope there, not at a point
+            // pulled inward; the step per unit of result is kept at the
+            // scheduled width's (`a / c`), so the iterate still moves as fast.
+            let c = full
+                .min((theta - lo).min(hi - theta).max(schedule.edge() * full))
+                .max(param.min_int_half_width(theta));
+            // Closer still, the played values are clipped, not the centre:
             // the iterate may reach the bound, and the update uses the
             // half-width actually played on each side.
             let sign = self.rng.sign();
@@ -246,7 +254,7 @@ impl Tuner {
             plus.push(param.trial_value(param.value_at(up), u));
             minus.push(param.trial_value(param.value_at(down), u));
             let half = 0.5 * (up - down);
-            let step = a_over_c2 * half;
+            let step = a_over_c2 * half * (full / c);
             steps.push(if step.is_finite() { step } else { 0.0 });
         }
         let id = TrialId(self.next_id);

@@ -241,3 +241,32 @@ fn parameters_that_are_all_good_start_a_run_and_others_do_not() {
         Err(spsa::ConfigError::PairsPerTrial(0))
     ));
 }
+
+#[test]
+fn near_a_bound_the_default_shrinks_the_perturbation_then_clips() {
+    // One float in [0, 100]: the default perturbation is 30% of the range,
+    // shrunk to the distance to the nearer bound but not below half of it
+    // (15); closer than that the values are clipped.
+    let Schedule::Derived { c_ratio, edge, .. } = Schedule::default() else {
+        panic!("the default recipe is the derived one");
+    };
+    assert_eq!((c_ratio, edge), (0.3, 0.5));
+    for (start, expected) in [
+        (50.0, (20.0, 80.0)),
+        (70.0, (40.0, 100.0)),
+        (80.0, (60.0, 100.0)),
+        (90.0, (75.0, 100.0)),
+        (100.0, (85.0, 100.0)),
+        (25.0, (0.0, 50.0)),
+        (5.0, (0.0, 20.0)),
+    ] {
+        let param = Param::plain("X", Kind::Float, start, 0.0, 100.0).expect("valid");
+        let mut tuner = Tuner::new(vec![param], Config::new(1000)).expect("valid");
+        let trial = tuner.ask().expect("budget left");
+        let (lo, hi) = (trial.plus[0].min(trial.minus[0]), trial.plus[0].max(trial.minus[0]));
+        assert!(
+            (lo - expected.0).abs() < 1e-9 && (hi - expected.1).abs() < 1e-9,
+            "start {start}: played {lo} and {hi}, expected {expected:?}"
+        );
+    }
+}

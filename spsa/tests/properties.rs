@@ -68,15 +68,17 @@ fn schedule() -> impl Strategy<Value = Schedule> {
             1e-3..1e3f64,
             1e-6..1.0f64,
             0.0..2.0f64,
-            0.0..100.0f64
+            0.0..100.0f64,
+            0.0..=1.0f64
         )
-            .prop_map(|(c_ratio, precision, gain, hold, alpha, eta)| Schedule::Derived {
+            .prop_map(|(c_ratio, precision, gain, hold, alpha, eta, edge)| Schedule::Derived {
                 c_ratio,
                 precision,
                 gain,
                 hold,
                 alpha,
-                eta
+                eta,
+                edge
             }),
         (1e-3..1e3f64, 1e-6..1.0f64, 0.0..2.0f64, 0.0..1.0f64, 0.0..100.0f64).prop_map(
             |(gain, hold, alpha, gamma, eta)| Schedule::Averaged {

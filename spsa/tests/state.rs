@@ -127,3 +127,39 @@ fn damaged_foreign_or_edited_states_are_refused() {
         Err(StateError::Io(_))
     ));
 }
+
+#[test]
+fn a_state_saved_under_an_earlier_default_resumes_with_its_own_settings() {
+    // The default recipe's settings are saved in the state, so a run started
+    // before the default changed (gain 8, 1/k decay) resumes with the
+    // settings it started with, not today's.
+    let earlier = Schedule::Derived {
+        c_ratio: 0.25,
+        precision: 0.5,
+        gain: 8.0,
+        hold: 0.1,
+        alpha: 1.0,
+        eta: 3.0,
+        edge: 1.0,
+    };
+    assert_ne!(earlier, Schedule::default());
+    let dir = scratch("earlier-default");
+    let path = dir.join("state.json");
+    let mut first = tuner(2_000, earlier, 7);
+    let mut log = Vec::new();
+    drive(&mut first, 50, &mut log);
+    first.save(&path).expect("saved");
+    let resumed = Tuner::load(&path).expect("an earlier default's state loads");
+    assert_eq!(resumed.config().schedule, earlier);
+    assert_eq!(resumed, first);
+    assert_eq!(resumed.current_steps(), first.current_steps());
+
+    // States written before the `edge` field existed lack it: they read as
+    // 1 (never shrink), the behaviour they were run with.
+    let mut value: serde_json::Value = serde_json::from_str(&first.to_json().expect("json")).expect("json");
+    let schedule = value["config"]["schedule"].as_object_mut().expect("schedule object");
+    assert!(schedule.remove("edge").is_some(), "{schedule:?}");
+    let old = Tuner::from_json(&value.to_string()).expect("a state without edge loads");
+    assert_eq!(old, first);
+    let _ = std::fs::remove_dir_all(dir);
+}
