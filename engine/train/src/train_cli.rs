@@ -10,7 +10,7 @@
 
 use anyhow::{Context, bail};
 use leaper_nnue::FloatNetwork;
-use leaper_nnue::train::{LinearModel, Model, TrainConfig, Trainer, samples_from};
+use leaper_nnue::train::{Factors, LinearModel, Model, TrainConfig, Trainer, samples_from};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use std::path::PathBuf;
@@ -24,6 +24,28 @@ pub enum ModelKind {
     /// The linear model over the same features (`Eval linear`), written
     /// as a `LEAPLINR` file.
     Linear,
+}
+
+/// The factor rows trained beside the features' own (folded into them at
+/// export; the file does not change).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FactorChoice {
+    /// None.
+    Off,
+    /// Each feature's kind and square in any wazir bucket.
+    Squares,
+    /// That, and its kind and place relative to the own wazir.
+    All,
+}
+
+impl From<FactorChoice> for Factors {
+    fn from(choice: FactorChoice) -> Factors {
+        match choice {
+            FactorChoice::Off => Factors::None,
+            FactorChoice::Squares => Factors::Squares,
+            FactorChoice::All => Factors::SquaresAndOffsets,
+        }
+    }
 }
 
 /// Arguments of `train`.
@@ -68,6 +90,10 @@ pub struct TrainArgs {
     /// A directory for the checkpoint written after every epoch.
     #[arg(long, value_name = "DIR")]
     pub checkpoint: Option<PathBuf>,
+    /// Factor rows shared by the wazir buckets, trained with the features
+    /// and folded into them at export.
+    #[arg(long, value_enum, default_value_t = FactorChoice::Off)]
+    pub factorise: FactorChoice,
     /// Continue from the checkpoint in `--checkpoint DIR`.
     #[arg(long, requires = "checkpoint")]
     pub resume: bool,
@@ -136,6 +162,7 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
         validation_fraction: args.val_fraction,
         seed: args.seed,
         checkpoint: checkpoint.clone(),
+        factors: args.factorise.into(),
         ..TrainConfig::default()
     };
     let setting = Setting {
@@ -192,8 +219,9 @@ fn fit<M: Model>(
     }
     let held = trainer.validation().len();
     println!(
-        "{} model; {} positions ({} finished games skipped): {} training, {} validation (whole games); lambda {}, lr {} x {} per epoch, batch {}, {} threads; read in {:.1} s",
+        "{} model, factors {}; {} positions ({} finished games skipped): {} training, {} validation (whole games); lambda {}, lr {} x {} per epoch, batch {}, {} threads; read in {:.1} s",
         M::KIND,
+        Factors::from(args.factorise).name(),
         total,
         read - total,
         total - held,
