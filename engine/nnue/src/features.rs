@@ -423,7 +423,21 @@ pub fn move_delta(
     perspective: Color,
     frame_before: Frame,
 ) -> FeatureDelta {
-    let frame_after = frame(after, perspective);
+    // The frame is a function of the own wazir's square, and of the rest
+    // of the position only when that square is on a diagonal of its
+    // quadrant (the tie-break): with the wazir off the diagonals and
+    // neither moved nor taken, it stays, and is not recomputed.
+    let own_wazir = Some(Piece::new(perspective, Role::Wazir));
+    let wazir_stays = match mv {
+        Move::Drop { .. } => true,
+        Move::Jump { from, to } => before.piece_at(from) != own_wazir && before.piece_at(to) != own_wazir,
+    };
+    let (r, c) = BUCKET_SQUARE[frame_before.bucket as usize % BUCKETS];
+    let frame_after = if wazir_stays && r != c {
+        frame_before
+    } else {
+        frame(after, perspective)
+    };
     if frame_after != frame_before {
         return FeatureDelta::Refresh(frame_after);
     }

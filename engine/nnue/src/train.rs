@@ -21,11 +21,11 @@
 //! to the training crate unchanged.
 //!
 //! Why hand-written: the input is ~60 active features out of 12,720, and
-//! the first layer is a sum of 60 rows of a 6,360 x 128 matrix whose
+//! the first layer is a sum of 60 rows of a 6,360 x L1 matrix whose
 //! gradient touches only those rows. The CPU tensor crates (candle-core
 //! 0.11, burn 0.23 (pre-release), dfdx 0.13, tch 0.26 needing libtorch)
 //! offer dense matrices or an embedding lookup, whose backward pass
-//! produces (and whose optimiser updates) the whole 814k-weight matrix for
+//! produces (and whose optimiser updates) the whole 407k-weight matrix for
 //! every batch, i.e. ~200 times the work of the sparse update here; none
 //! has a sparse Adam. The forward and backward pass of this small network
 //! are a few loops, written once below against the float network that is
