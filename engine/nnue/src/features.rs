@@ -263,7 +263,18 @@ fn hand_index(frame: Frame, perspective: Color, holder: Color, role: Role, k: u8
 
 /// The own wazir's canonical square (row, column) of each bucket: the
 /// inverse of `BUCKET_OF`.
-const BUCKET_SQUARE: [(u8, u8); BUCKETS] = [(0, 0), (0, 1), (0, 2), (0, 3), (1, 1), (1, 2), (1, 3), (2, 2), (2, 3), (3, 3)];
+const BUCKET_SQUARE: [(u8, u8); BUCKETS] = [
+    (0, 0),
+    (0, 1),
+    (0, 2),
+    (0, 3),
+    (1, 1),
+    (1, 2),
+    (1, 3),
+    (2, 2),
+    (2, 3),
+    (3, 3),
+];
 
 /// Training-only *factors* (virtual features): weights shared by many
 /// real features, which a trainer adds to every real feature's own weight
@@ -537,8 +548,22 @@ mod tests {
         }
         // The own wazir on a1 (bucket 0) sees a piece on b2 one row and one
         // column away, as the wazir on d4 (bucket 9) sees one on e5.
-        let b2 = board_index(Frame { bucket: 0, transform: Transform::IDENTITY }, 2, Square::from_index_masked(9));
-        let e5 = board_index(Frame { bucket: 9, transform: Transform::IDENTITY }, 2, Square::from_index_masked(36));
+        let b2 = board_index(
+            Frame {
+                bucket: 0,
+                transform: Transform::IDENTITY,
+            },
+            2,
+            Square::from_index_masked(9),
+        );
+        let e5 = board_index(
+            Frame {
+                bucket: 9,
+                transform: Transform::IDENTITY,
+            },
+            2,
+            Square::from_index_masked(36),
+        );
         assert_eq!(offset_factor(b2), offset_factor(e5));
         assert_ne!(square_factor(b2), square_factor(e5));
         // Both extreme offsets occur: (-3, -3) from d4, (7, 7) from a1.

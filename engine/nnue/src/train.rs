@@ -706,7 +706,9 @@ impl<M: Model> Trainer<M> {
     /// The trained model's output logit for `sample`, computed with its
     /// factor rows as training does (what [`Trainer::model`] folds).
     pub fn predict(&self, sample: &Sample) -> f32 {
-        with_rows(self.config.factors, sample, |stm, opp| self.model.predict_lists(stm, opp))
+        with_rows(self.config.factors, sample, |stm, opp| {
+            self.model.predict_lists(stm, opp)
+        })
     }
 
     /// The held-out samples.

@@ -165,7 +165,8 @@ fn a_resumed_run_equals_an_uninterrupted_one() {
     second.run(|r| epochs.push(r.epoch)).expect("run on");
     assert_eq!(epochs, vec![3]);
     assert_eq!(
-        second.model(), whole.model(),
+        second.model(),
+        whole.model(),
         "resumed weights differ from an uninterrupted run"
     );
 
@@ -203,7 +204,10 @@ fn factorised_training_folds_into_an_equivalent_network() {
         worst = worst.max((trainer.predict(s) - folded.predict(s)).abs());
         n += 1;
     }
-    assert!(n > 1000 && worst < 1e-4, "folded differs by {worst} logit over {n} samples");
+    assert!(
+        n > 1000 && worst < 1e-4,
+        "folded differs by {worst} logit over {n} samples"
+    );
     let fold_loss = mean_loss(&folded, trainer.validation(), 1);
     assert!((fold_loss - trainer.validation_loss()).abs() < 1e-5);
 

@@ -14,8 +14,8 @@
 //! lowest validation loss, since the network overfits after one or two.
 
 use anyhow::{Context, bail};
-use leaper_nnue::{FloatNetwork, LinearNet};
 use leaper_nnue::train::{Factors, LinearModel, Model, TrainConfig, Trainer, samples_from};
+use leaper_nnue::{FloatNetwork, LinearNet};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use std::path::PathBuf;

@@ -252,6 +252,13 @@ fn the_best_epoch_is_written_with_its_factors_folded() {
     let owned = args(&stopped, &epoch.to_string(), "last");
     let out = run(&owned.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let (a, b) = (QuantNetwork::load(&best).expect("loads"), QuantNetwork::load(&stopped).expect("loads"));
-    assert_eq!(a.to_bytes(), b.to_bytes(), "the best epoch's network differs from a run stopped there");
+    let (a, b) = (
+        QuantNetwork::load(&best).expect("loads"),
+        QuantNetwork::load(&stopped).expect("loads"),
+    );
+    assert_eq!(
+        a.to_bytes(),
+        b.to_bytes(),
+        "the best epoch's network differs from a run stopped there"
+    );
 }
