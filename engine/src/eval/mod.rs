@@ -44,8 +44,9 @@ pub const EVAL_BOUND: i32 = 300_000;
 const FULL_WEIGHTS: &str = include_str!("full.txt");
 
 /// The shipped network of the nnue evaluation (the `leaper-nnue` file
-/// format), if this build embeds one: `leaper-data train` on the gen1
-/// self-play data (see engine/train/README.md).
+/// format), if this build embeds one: nnue2, `leaper-data train
+/// --factorise all` on 265k positions of the gen3 self-play data (see
+/// engine/train/README.md).
 const SHIPPED_NETWORK: Option<&[u8]> = Some(include_bytes!("../../data/leaper.nnue"));
 
 /// The shipped model of the linear evaluation (the `leaper-nnue` linear
