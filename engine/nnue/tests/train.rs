@@ -121,9 +121,10 @@ fn stage_b_network_training_lowers_the_validation_loss_and_exports() {
     let exported = trainer.export(&path).expect("export");
     let loaded = QuantNetwork::load(&path).expect("load");
     assert_eq!(loaded, exported);
+    let model = trainer.model();
     let (positions, _) = random_game(9999);
     for pos in positions.iter().filter(|p| p.terminal().is_none()) {
-        let f = trainer.model().evaluate(pos);
+        let f = model.evaluate(pos);
         let q = loaded.evaluate(pos) as f32 / EVAL_SCALE as f32;
         assert!((f - q).abs() < 0.1, "float {f} integer {q} at {pos:?}");
     }
@@ -132,7 +133,7 @@ fn stage_b_network_training_lowers_the_validation_loss_and_exports() {
         .validation()
         .iter()
         .filter(|s| (s.target - 0.5).abs() > 0.2)
-        .filter(|s| (sigmoid(trainer.model().predict(s)) > 0.5) == (s.target > 0.5))
+        .filter(|s| (sigmoid(model.predict(s)) > 0.5) == (s.target > 0.5))
         .count();
     let clear = trainer
         .validation()
