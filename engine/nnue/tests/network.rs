@@ -228,7 +228,10 @@ fn damaged_network_files_are_rejected_with_the_reason() {
     );
     assert_eq!(
         err.to_string(),
-        format!("network file has L1 = 256; this build's network has {}", leaper_nnue::L1)
+        format!(
+            "network file has L1 = 256; this build's network has {}",
+            leaper_nnue::L1
+        )
     );
 
     let mut bytes = good.clone();
