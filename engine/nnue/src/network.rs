@@ -28,8 +28,8 @@ use wide::{i16x8, i32x4};
 
 /// The width of each perspective's accumulator. 64 rather than 128: on
 /// the few hundred thousand positions we have, the validation loss is the
-/// same (0.622 against 0.624 on gen3's first 164k, factorised, best
-/// epoch), and the first dense layer, which is most of the evaluation's
+/// same or better (0.622 against 0.624 on gen3's first 164k, 0.6115
+/// against 0.6138 on 265k, factorised, best epoch), and the first dense layer, which is most of the evaluation's
 /// cost, is half the work (see engine/README.md for the speed).
 pub const L1: usize = 64;
 /// The width of the first dense layer.

@@ -45,7 +45,7 @@ const FULL_WEIGHTS: &str = include_str!("full.txt");
 
 /// The shipped network of the nnue evaluation (the `leaper-nnue` file
 /// format), if this build embeds one: nnue2, `leaper-data train
-/// --factorise all` on 265k positions of the gen3 self-play data (see
+/// --factorise all` on 365k positions of the gen3 self-play data (see
 /// engine/train/README.md).
 const SHIPPED_NETWORK: Option<&[u8]> = Some(include_bytes!("../../data/leaper.nnue"));
 
