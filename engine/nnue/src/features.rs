@@ -261,6 +261,63 @@ fn hand_index(frame: Frame, perspective: Color, holder: Color, role: Role, k: u8
         + k as usize) as u16
 }
 
+/// The own wazir's canonical square (row, column) of each bucket: the
+/// inverse of `BUCKET_OF`.
+const BUCKET_SQUARE: [(u8, u8); BUCKETS] = [
+    (0, 0),
+    (0, 1),
+    (0, 2),
+    (0, 3),
+    (1, 1),
+    (1, 2),
+    (1, 3),
+    (2, 2),
+    (2, 3),
+    (3, 3),
+];
+
+/// Training-only *factors* (virtual features): weights shared by many
+/// real features, which a trainer adds to every real feature's own weight
+/// and folds into it at export, so that what one bucket learns reaches the
+/// others and the engine never sees them. The *square* factor of a feature
+/// is its kind and turned square (or hand slot) in any bucket: one of
+/// [`FEATURES_PER_BUCKET`].
+pub const SQUARE_FACTORS: usize = FEATURES_PER_BUCKET;
+/// Rows and columns a turned square can lie from the own wazir's canonical
+/// square (row and column 0..=3): -3..=7.
+const OFFSETS: usize = 11;
+/// The *offset* factor of a board feature is its kind and where its turned
+/// square lies relative to the own wazir (rows and columns, -3..=7 each),
+/// in any bucket: a piece next to the wazir is alike wherever the wazir
+/// stands. Hand features have none.
+pub const OFFSET_FACTORS: usize = BOARD_KINDS * OFFSETS * OFFSETS;
+
+/// The square factor of feature `f`: `f` with its bucket forgotten,
+/// `0..SQUARE_FACTORS`.
+#[inline]
+pub fn square_factor(f: u16) -> u16 {
+    (f as usize % FEATURES_PER_BUCKET) as u16
+}
+
+/// The offset factor of feature `f`, `0..OFFSET_FACTORS`, or `None` for a
+/// hand feature (or an index past [`NUM_FEATURES`]).
+#[inline]
+pub fn offset_factor(f: u16) -> Option<u16> {
+    let f = f as usize;
+    if f >= NUM_FEATURES {
+        return None;
+    }
+    let (bucket, within) = (f / FEATURES_PER_BUCKET, f % FEATURES_PER_BUCKET);
+    if within >= BOARD_KINDS * 64 {
+        return None;
+    }
+    let (kind, sq) = (within / 64, within % 64);
+    let (wr, wc) = BUCKET_SQUARE[bucket];
+    let dr = sq / 8 + 3 - wr as usize;
+    let dc = sq % 8 + 3 - wc as usize;
+    Some(((kind * OFFSETS + dr) * OFFSETS + dc) as u16)
+}
+
 /// A short list of feature indices, at most [`MAX_ACTIVE`].
 #[derive(Clone, Copy, Debug)]
 pub struct FeatureList {
@@ -377,7 +434,21 @@ pub fn move_delta(
     perspective: Color,
     frame_before: Frame,
 ) -> FeatureDelta {
-    let frame_after = frame(after, perspective);
+    // The frame is a function of the own wazir's square, and of the rest
+    // of the position only when that square is on a diagonal of its
+    // quadrant (the tie-break): with the wazir off the diagonals and
+    // neither moved nor taken, it stays, and is not recomputed.
+    let own_wazir = Some(Piece::new(perspective, Role::Wazir));
+    let wazir_stays = match mv {
+        Move::Drop { .. } => true,
+        Move::Jump { from, to } => before.piece_at(from) != own_wazir && before.piece_at(to) != own_wazir,
+    };
+    let (r, c) = BUCKET_SQUARE[frame_before.bucket as usize % BUCKETS];
+    let frame_after = if wazir_stays && r != c {
+        frame_before
+    } else {
+        frame(after, perspective)
+    };
     if frame_after != frame_before {
         return FeatureDelta::Refresh(frame_after);
     }
@@ -456,6 +527,48 @@ mod tests {
             images.insert(image);
         }
         assert_eq!(images.len(), 8);
+    }
+
+    #[test]
+    fn bucket_squares_invert_the_bucket_table_and_offsets_fill_their_range() {
+        for (b, &(r, c)) in BUCKET_SQUARE.iter().enumerate() {
+            assert_eq!(BUCKET_OF[r as usize][c as usize] as usize, b);
+        }
+        let mut seen = vec![false; OFFSET_FACTORS];
+        for f in 0..NUM_FEATURES as u16 {
+            assert!((square_factor(f) as usize) < SQUARE_FACTORS);
+            let within = f as usize % FEATURES_PER_BUCKET;
+            match offset_factor(f) {
+                Some(o) => {
+                    assert!(within < BOARD_KINDS * 64, "feature {f}");
+                    seen[o as usize] = true;
+                }
+                None => assert!(within >= BOARD_KINDS * 64, "feature {f}"),
+            }
+        }
+        // The own wazir on a1 (bucket 0) sees a piece on b2 one row and one
+        // column away, as the wazir on d4 (bucket 9) sees one on e5.
+        let b2 = board_index(
+            Frame {
+                bucket: 0,
+                transform: Transform::IDENTITY,
+            },
+            2,
+            Square::from_index_masked(9),
+        );
+        let e5 = board_index(
+            Frame {
+                bucket: 9,
+                transform: Transform::IDENTITY,
+            },
+            2,
+            Square::from_index_masked(36),
+        );
+        assert_eq!(offset_factor(b2), offset_factor(e5));
+        assert_ne!(square_factor(b2), square_factor(e5));
+        // Both extreme offsets occur: (-3, -3) from d4, (7, 7) from a1.
+        assert!(seen[0] && seen[OFFSETS * OFFSETS - 1]);
+        assert_eq!(offset_factor(NUM_FEATURES as u16), None);
     }
 
     #[test]

@@ -4,22 +4,37 @@
 //! cross-entropy, on all cores, with a held-out validation loss per epoch,
 //! checkpoints and resume, and export to the integer network file.
 //!
+//! # Factors
+//! With little data, each of the 6,360 features per perspective is seen
+//! rarely, and what a piece on a square is worth is learned ten times over,
+//! once per wazir bucket. [`Factors`] adds training-only rows (virtual
+//! features) that every bucket's feature also activates: its kind and
+//! turned square in any bucket, and its kind and offset from the own wazir
+//! (see [`crate::features::square_factor`]). A feature's effective row is
+//! its own plus its factors'; the trainer keeps each effective row within
+//! the clip after every step and folds the factor rows into the real ones
+//! when it hands out the model ([`Trainer::model`], the export), so the
+//! file and the engine are unchanged.
+//!
 //! It lives in this crate beside the features and the network so that one
 //! definition serves both; it uses only their public API, so it can move
 //! to the training crate unchanged.
 //!
 //! Why hand-written: the input is ~60 active features out of 12,720, and
-//! the first layer is a sum of 60 rows of a 6,360 x 128 matrix whose
+//! the first layer is a sum of 60 rows of a 6,360 x L1 matrix whose
 //! gradient touches only those rows. The CPU tensor crates (candle-core
 //! 0.11, burn 0.23 (pre-release), dfdx 0.13, tch 0.26 needing libtorch)
 //! offer dense matrices or an embedding lookup, whose backward pass
-//! produces (and whose optimiser updates) the whole 814k-weight matrix for
+//! produces (and whose optimiser updates) the whole 407k-weight matrix for
 //! every batch, i.e. ~200 times the work of the sparse update here; none
 //! has a sparse Adam. The forward and backward pass of this small network
 //! are a few loops, written once below against the float network that is
 //! also the reference of the integer one.
 
-use crate::features::{FeatureList, NUM_FEATURES, active_features};
+use crate::features::{
+    FeatureList, MAX_ACTIVE, NUM_FEATURES, OFFSET_FACTORS, SQUARE_FACTORS, active_features, offset_factor,
+    square_factor,
+};
 use crate::network::{FloatNetwork, L1, L1X2, L2, L3, crelu};
 use crate::{EVAL_SCALE, QuantNetwork};
 use leaper_rules::Position;
@@ -100,17 +115,149 @@ pub trait Model: Clone + Send + Sync {
     const ROW: usize;
     /// A name for checkpoints: a checkpoint of another model is refused.
     const KIND: &'static str;
+    /// The bound of a feature row's entries (what [`Model::clip`] clamps
+    /// them to), which a feature's row plus its factors' must keep too.
+    const ROW_CLIP: f32;
     /// The parameters.
     fn tensors(&self) -> Vec<&[f32]>;
     /// The parameters, to change.
     fn tensors_mut(&mut self) -> Vec<&mut [f32]>;
+    /// Tensor 0, the feature rows, to resize: the trainer appends factor
+    /// rows to it and folds them away again.
+    fn feature_rows_mut(&mut self) -> &mut Vec<f32>;
+    /// The output logit for the side to move's and the other side's active
+    /// rows (features, and factors when the model has their rows).
+    fn predict_lists(&self, stm: &[u16], opp: &[u16]) -> f32;
     /// The output logit for a sample.
-    fn predict(&self, sample: &Sample) -> f32;
-    /// Adds the gradient of the loss at `sample` to `grad` (shaped as
-    /// [`Model::tensors`]) and returns the loss.
-    fn backward(&self, sample: &Sample, grad: &mut [Vec<f32>]) -> f32;
+    fn predict(&self, sample: &Sample) -> f32 {
+        self.predict_lists(sample.stm.as_slice(), sample.opp.as_slice())
+    }
+    /// Adds the gradient of the loss at (`stm`, `opp`, `target`) to `grad`
+    /// (shaped as [`Model::tensors`]) and returns the loss.
+    fn backward(&self, stm: &[u16], opp: &[u16], target: f32, grad: &mut [Vec<f32>]) -> f32;
     /// Clamps the parameters to what their integer form can hold.
     fn clip(&mut self);
+}
+
+/// Which factors (training-only shared rows, see the module's notes) a
+/// trainer adds to every feature.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Factors {
+    /// None: each feature has its own row only.
+    #[default]
+    None,
+    /// The square factor: kind and turned square (or hand slot), any
+    /// bucket ([`crate::features::square_factor`]).
+    Squares,
+    /// The square factor and the offset factor: kind and place relative
+    /// to the own wazir ([`crate::features::offset_factor`]).
+    SquaresAndOffsets,
+}
+
+/// The most rows a feature list expands to: each feature and two factors.
+const MAX_EXPANDED: usize = 3 * MAX_ACTIVE;
+
+impl Factors {
+    /// The factor rows this adds after the [`NUM_FEATURES`] real ones.
+    pub fn rows(self) -> usize {
+        match self {
+            Factors::None => 0,
+            Factors::Squares => SQUARE_FACTORS,
+            Factors::SquaresAndOffsets => SQUARE_FACTORS + OFFSET_FACTORS,
+        }
+    }
+
+    /// A short name, for checkpoints and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Factors::None => "none",
+            Factors::Squares => "squares",
+            Factors::SquaresAndOffsets => "squares+offsets",
+        }
+    }
+
+    /// The factor rows of feature `f`, at most two.
+    #[inline]
+    fn of(self, f: u16) -> impl Iterator<Item = u16> {
+        let base = NUM_FEATURES as u16;
+        let square = (self != Factors::None).then(|| base + square_factor(f));
+        let offset = (self == Factors::SquaresAndOffsets)
+            .then(|| offset_factor(f).map(|o| base + SQUARE_FACTORS as u16 + o))
+            .flatten();
+        square.into_iter().chain(offset)
+    }
+
+    /// `list` with each feature followed by its factor rows, into `out`;
+    /// returns how many.
+    #[inline]
+    fn expand(self, list: &[u16], out: &mut [u16; MAX_EXPANDED]) -> usize {
+        let mut n = 0;
+        for &f in list.iter().take(MAX_ACTIVE) {
+            out[n] = f;
+            n += 1;
+            for r in self.of(f) {
+                out[n] = r;
+                n += 1;
+            }
+        }
+        n
+    }
+}
+
+/// A sample's rows under `factors`, and its target: what the model's
+/// forward and backward passes take.
+#[inline]
+fn with_rows<T>(factors: Factors, s: &Sample, f: impl FnOnce(&[u16], &[u16]) -> T) -> T {
+    if factors == Factors::None {
+        return f(s.stm.as_slice(), s.opp.as_slice());
+    }
+    let (mut a, mut b) = ([0u16; MAX_EXPANDED], [0u16; MAX_EXPANDED]);
+    let na = factors.expand(s.stm.as_slice(), &mut a);
+    let nb = factors.expand(s.opp.as_slice(), &mut b);
+    f(&a[..na], &b[..nb])
+}
+
+/// `model` (with `factors`' rows after its real ones) with each factor
+/// row added into the rows of the features it serves, and the factor rows
+/// dropped: the model that computes the same on real features alone.
+pub fn fold<M: Model>(model: &M, factors: Factors) -> M {
+    let mut out = model.clone();
+    let rows = out.feature_rows_mut();
+    if factors != Factors::None && rows.len() == (NUM_FEATURES + factors.rows()) * M::ROW {
+        for f in 0..NUM_FEATURES {
+            for r in factors.of(f as u16) {
+                let r = r as usize * M::ROW;
+                for j in 0..M::ROW {
+                    rows[f * M::ROW + j] += rows[r + j];
+                }
+            }
+        }
+    }
+    rows.truncate(NUM_FEATURES * M::ROW);
+    out
+}
+
+/// Keeps each feature's effective row (its own plus its factors') within
+/// the clip by moving its own row: what folding gives is then what the
+/// integer form holds, unclipped.
+fn clip_folded<M: Model>(model: &mut M, factors: Factors) {
+    if factors == Factors::None {
+        return;
+    }
+    let bound = M::ROW_CLIP;
+    let rows = model.feature_rows_mut();
+    let mut shared = vec![0f32; M::ROW];
+    for f in 0..NUM_FEATURES {
+        shared.iter_mut().for_each(|x| *x = 0.0);
+        for r in factors.of(f as u16) {
+            let r = r as usize * M::ROW;
+            shared.iter_mut().zip(&rows[r..r + M::ROW]).for_each(|(s, w)| *s += w);
+        }
+        let own = &mut rows[f * M::ROW..(f + 1) * M::ROW];
+        for (w, s) in own.iter_mut().zip(&shared) {
+            *w = w.clamp(-bound - s, bound - s);
+        }
+    }
 }
 
 /// Stage A: a linear model. The evaluation for the side to move is the
@@ -143,6 +290,7 @@ impl LinearModel {
 impl Model for LinearModel {
     const ROW: usize = 1;
     const KIND: &'static str = "linear";
+    const ROW_CLIP: f32 = crate::LINEAR_CLIP;
 
     fn tensors(&self) -> Vec<&[f32]> {
         vec![&self.weights, std::slice::from_ref(&self.bias)]
@@ -152,22 +300,26 @@ impl Model for LinearModel {
         vec![&mut self.weights, std::slice::from_mut(&mut self.bias)]
     }
 
-    fn predict(&self, s: &Sample) -> f32 {
-        let sum = |l: &FeatureList| l.as_slice().iter().map(|&f| self.weights[f as usize]).sum::<f32>();
-        self.bias + sum(&s.stm) - sum(&s.opp)
+    fn feature_rows_mut(&mut self) -> &mut Vec<f32> {
+        &mut self.weights
     }
 
-    fn backward(&self, s: &Sample, grad: &mut [Vec<f32>]) -> f32 {
-        let out = self.predict(s);
-        let d = sigmoid(out) - s.target;
-        for &f in s.stm.as_slice() {
+    fn predict_lists(&self, stm: &[u16], opp: &[u16]) -> f32 {
+        let sum = |l: &[u16]| l.iter().map(|&f| self.weights[f as usize]).sum::<f32>();
+        self.bias + sum(stm) - sum(opp)
+    }
+
+    fn backward(&self, stm: &[u16], opp: &[u16], target: f32, grad: &mut [Vec<f32>]) -> f32 {
+        let out = self.predict_lists(stm, opp);
+        let d = sigmoid(out) - target;
+        for &f in stm {
             grad[0][f as usize] += d;
         }
-        for &f in s.opp.as_slice() {
+        for &f in opp {
             grad[0][f as usize] -= d;
         }
         grad[1][0] += d;
-        bce_with_logit(out, s.target)
+        bce_with_logit(out, target)
     }
 
     fn clip(&mut self) {
@@ -180,6 +332,7 @@ impl Model for LinearModel {
 impl Model for FloatNetwork {
     const ROW: usize = L1;
     const KIND: &'static str = "nnue";
+    const ROW_CLIP: f32 = crate::W1_CLIP;
 
     fn tensors(&self) -> Vec<&[f32]> {
         vec![
@@ -207,14 +360,17 @@ impl Model for FloatNetwork {
         ]
     }
 
-    fn predict(&self, s: &Sample) -> f32 {
-        self.forward_from(&self.accumulate(s.stm.as_slice()), &self.accumulate(s.opp.as_slice()))
-            .out
+    fn feature_rows_mut(&mut self) -> &mut Vec<f32> {
+        &mut self.w1
     }
 
-    fn backward(&self, s: &Sample, grad: &mut [Vec<f32>]) -> f32 {
-        let act = self.forward_from(&self.accumulate(s.stm.as_slice()), &self.accumulate(s.opp.as_slice()));
-        let dout = sigmoid(act.out) - s.target;
+    fn predict_lists(&self, stm: &[u16], opp: &[u16]) -> f32 {
+        self.forward_from(&self.accumulate(stm), &self.accumulate(opp)).out
+    }
+
+    fn backward(&self, stm: &[u16], opp: &[u16], target: f32, grad: &mut [Vec<f32>]) -> f32 {
+        let act = self.forward_from(&self.accumulate(stm), &self.accumulate(opp));
+        let dout = sigmoid(act.out) - target;
         let inside = |x: f32| if x > 0.0 && x < 1.0 { 1.0 } else { 0.0 };
         let h1 = act.z1.map(crelu);
         let h2 = act.z2.map(crelu);
@@ -269,13 +425,13 @@ impl Model for FloatNetwork {
             dopp[j] = dh0[L1 + j] * inside(act.opp[j]);
             grad[1][j] += dstm[j] + dopp[j];
         }
-        for (list, d) in [(&s.stm, &dstm), (&s.opp, &dopp)] {
-            for &f in list.as_slice() {
+        for (list, d) in [(stm, &dstm), (opp, &dopp)] {
+            for &f in list {
                 let row = &mut grad[0][f as usize * L1..(f as usize + 1) * L1];
                 row.iter_mut().zip(d).for_each(|(g, d)| *g += d);
             }
         }
-        bce_with_logit(act.out, s.target)
+        bce_with_logit(act.out, target)
     }
 
     fn clip(&mut self) {
@@ -312,6 +468,8 @@ pub struct TrainConfig {
     pub seed: u64,
     /// Where to write a checkpoint after every epoch, if anywhere.
     pub checkpoint: Option<PathBuf>,
+    /// The factor rows trained beside the features' own.
+    pub factors: Factors,
 }
 
 impl Default for TrainConfig {
@@ -327,6 +485,7 @@ impl Default for TrainConfig {
             validation_fraction: 0.05,
             seed: 1,
             checkpoint: None,
+            factors: Factors::None,
         }
     }
 }
@@ -398,22 +557,27 @@ struct Grad {
 
 impl Grad {
     fn new<M: Model>(model: &M) -> Grad {
+        let tensors: Vec<Vec<f32>> = model.tensors().iter().map(|t| vec![0.0; t.len()]).collect();
+        let rows = tensors[0].len() / M::ROW;
         Grad {
-            tensors: model.tensors().iter().map(|t| vec![0.0; t.len()]).collect(),
+            tensors,
             touched: Vec::new(),
-            marked: vec![false; NUM_FEATURES],
+            marked: vec![false; rows],
             loss: 0.0,
         }
     }
 
-    fn add<M: Model>(&mut self, model: &M, s: &Sample) {
-        for &f in s.stm.as_slice().iter().chain(s.opp.as_slice()) {
-            if !self.marked[f as usize] {
-                self.marked[f as usize] = true;
-                self.touched.push(f);
+    fn add<M: Model>(&mut self, model: &M, s: &Sample, factors: Factors) {
+        let loss = with_rows(factors, s, |stm, opp| {
+            for &f in stm.iter().chain(opp) {
+                if !self.marked[f as usize] {
+                    self.marked[f as usize] = true;
+                    self.touched.push(f);
+                }
             }
-        }
-        self.loss += f64::from(model.backward(s, &mut self.tensors));
+            model.backward(stm, opp, s.target, &mut self.tensors)
+        });
+        self.loss += f64::from(loss);
     }
 
     /// Adds `other` into `self` and clears `other`.
@@ -445,6 +609,12 @@ impl Grad {
 
 /// Mean loss of `model` over `samples`, on `threads` threads.
 pub fn mean_loss<M: Model>(model: &M, samples: &[Sample], threads: usize) -> f32 {
+    mean_loss_with(model, Factors::None, samples, threads)
+}
+
+/// Mean loss of `model`, whose feature rows are followed by `factors`'
+/// rows, over `samples`.
+fn mean_loss_with<M: Model>(model: &M, factors: Factors, samples: &[Sample], threads: usize) -> f32 {
     if samples.is_empty() {
         return 0.0;
     }
@@ -455,7 +625,10 @@ pub fn mean_loss<M: Model>(model: &M, samples: &[Sample], threads: usize) -> f32
             .map(|part| {
                 scope.spawn(move || {
                     part.iter()
-                        .map(|s| f64::from(bce_with_logit(model.predict(s), s.target)))
+                        .map(|s| {
+                            let logit = with_rows(factors, s, |stm, opp| model.predict_lists(stm, opp));
+                            f64::from(bce_with_logit(logit, s.target))
+                        })
                         .sum::<f64>()
                 })
             })
@@ -469,8 +642,9 @@ pub fn mean_loss<M: Model>(model: &M, samples: &[Sample], threads: usize) -> f32
 /// is in the schedule.
 #[derive(Debug)]
 pub struct Trainer<M: Model> {
-    /// The model being fitted.
-    pub model: M,
+    /// The model being fitted, with the factor rows of `config.factors`
+    /// after its feature rows.
+    model: M,
     adam: Adam,
     /// Epochs completed.
     pub epoch: u32,
@@ -486,8 +660,13 @@ impl<M: Model> Trainer<M> {
     /// `config.validation_fraction` of the samples, so no game has
     /// positions on both sides (its positions are alike, and a validation
     /// loss over seen games would reward learning the games). At least one
-    /// game stays for training.
-    pub fn new(model: M, samples: Vec<Sample>, config: TrainConfig) -> Trainer<M> {
+    /// game stays for training. The model's feature rows are followed by
+    /// `config.factors`' rows, starting at zero (so the model computes
+    /// what it did); rows past those are dropped.
+    pub fn new(mut model: M, samples: Vec<Sample>, config: TrainConfig) -> Trainer<M> {
+        model
+            .feature_rows_mut()
+            .resize((NUM_FEATURES + config.factors.rows()) * M::ROW, 0.0);
         let mut per_game: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
         for s in &samples {
             *per_game.entry(s.game).or_default() += 1;
@@ -517,6 +696,21 @@ impl<M: Model> Trainer<M> {
         }
     }
 
+    /// The model as trained so far, its factor rows folded into the
+    /// features' own: it computes what the trained model does, on real
+    /// features alone.
+    pub fn model(&self) -> M {
+        fold(&self.model, self.config.factors)
+    }
+
+    /// The trained model's output logit for `sample`, computed with its
+    /// factor rows as training does (what [`Trainer::model`] folds).
+    pub fn predict(&self, sample: &Sample) -> f32 {
+        with_rows(self.config.factors, sample, |stm, opp| {
+            self.model.predict_lists(stm, opp)
+        })
+    }
+
     /// The held-out samples.
     pub fn validation(&self) -> &[Sample] {
         &self.validation
@@ -534,7 +728,7 @@ impl<M: Model> Trainer<M> {
 
     /// Mean loss on the held-out samples.
     pub fn validation_loss(&self) -> f32 {
-        mean_loss(&self.model, &self.validation, self.config.threads)
+        mean_loss_with(&self.model, self.config.factors, &self.validation, self.config.threads)
     }
 
     /// Trains until `config.epochs` epochs are done (counting those of a
@@ -565,6 +759,7 @@ impl<M: Model> Trainer<M> {
         let mut grads: Vec<Grad> = (0..threads).map(|_| Grad::new(&self.model)).collect();
         let (mut loss_sum, mut n) = (0f64, 0usize);
         let step_size = self.learning_rate(self.epoch);
+        let factors = self.config.factors;
         for batch in order.chunks(self.config.batch_size.max(1)) {
             let per = batch.len().div_ceil(threads);
             let (model, train) = (&self.model, &self.train);
@@ -572,7 +767,7 @@ impl<M: Model> Trainer<M> {
                 for (g, part) in grads.iter_mut().zip(batch.chunks(per)) {
                     scope.spawn(move || {
                         for &i in part {
-                            g.add(model, &train[i as usize]);
+                            g.add(model, &train[i as usize], factors);
                         }
                     });
                 }
@@ -622,6 +817,16 @@ impl<M: Model> Trainer<M> {
         grad.loss = 0.0;
         drop(params);
         self.model.clip();
+        clip_folded(&mut self.model, self.config.factors);
+    }
+
+    /// The model's name in checkpoints: its kind, and its factors when it
+    /// has some (a checkpoint with other factors is refused by name).
+    fn kind_name(&self) -> String {
+        match self.config.factors {
+            Factors::None => M::KIND.to_string(),
+            f => format!("{}+{}", M::KIND, f.name()),
+        }
     }
 
     /// Writes the model, Adam's state and the epoch count to `path`
@@ -633,7 +838,8 @@ impl<M: Model> Trainer<M> {
         let mut out = Vec::new();
         out.extend_from_slice(CHECKPOINT_MAGIC);
         out.extend_from_slice(&CHECKPOINT_VERSION.to_le_bytes());
-        let kind = M::KIND.as_bytes();
+        let kind = self.kind_name();
+        let kind = kind.as_bytes();
         out.extend_from_slice(&(kind.len() as u32).to_le_bytes());
         out.extend_from_slice(kind);
         out.extend_from_slice(&self.epoch.to_le_bytes());
@@ -673,11 +879,11 @@ impl<M: Model> Trainer<M> {
         }
         let kind_len = r.u32()? as usize;
         let kind = r.take(kind_len)?;
-        if kind != M::KIND.as_bytes() {
+        if kind != self.kind_name().as_bytes() {
             return Err(CheckpointError::Format(format!(
                 "checkpoint of a {} model, not {}",
                 String::from_utf8_lossy(kind),
-                M::KIND
+                self.kind_name()
             )));
         }
         let epoch = r.u32()?;
@@ -721,7 +927,7 @@ impl Trainer<FloatNetwork> {
     /// # Errors
     /// The file system's error.
     pub fn export(&self, path: &Path) -> Result<QuantNetwork, crate::NetFileError> {
-        let net = self.model.quantize();
+        let net = self.model().quantize();
         net.save(path)?;
         Ok(net)
     }
@@ -733,7 +939,7 @@ impl Trainer<LinearModel> {
     /// # Errors
     /// The file system's error.
     pub fn export(&self, path: &Path) -> Result<crate::LinearNet, crate::NetFileError> {
-        let net = crate::LinearNet::from_model(&self.model);
+        let net = crate::LinearNet::from_model(&self.model());
         net.save(path)?;
         Ok(net)
     }

@@ -5,7 +5,7 @@
 mod common;
 
 use common::random_game;
-use leaper_nnue::train::{LinearModel, Model, Sample, TrainConfig, Trainer, samples_from, sigmoid};
+use leaper_nnue::train::{Factors, LinearModel, Model, Sample, TrainConfig, Trainer, mean_loss, samples_from, sigmoid};
 use leaper_nnue::{EVAL_SCALE, FloatNetwork, QuantNetwork};
 use leaper_rules::{Color, Position, Role};
 use rand::SeedableRng;
@@ -98,7 +98,7 @@ fn stage_a_linear_training_lowers_the_validation_loss() {
     assert!(last < first - 0.03, "{losses:?}");
     // The model learnt that material counts: a side with an extra knight
     // in hand is better.
-    let w = &trainer.model.weights;
+    let w = &trainer.model().weights;
     assert!(w.iter().any(|&x| x > 0.05), "weights barely moved");
 }
 
@@ -121,9 +121,10 @@ fn stage_b_network_training_lowers_the_validation_loss_and_exports() {
     let exported = trainer.export(&path).expect("export");
     let loaded = QuantNetwork::load(&path).expect("load");
     assert_eq!(loaded, exported);
+    let model = trainer.model();
     let (positions, _) = random_game(9999);
     for pos in positions.iter().filter(|p| p.terminal().is_none()) {
-        let f = trainer.model.evaluate(pos);
+        let f = model.evaluate(pos);
         let q = loaded.evaluate(pos) as f32 / EVAL_SCALE as f32;
         assert!((f - q).abs() < 0.1, "float {f} integer {q} at {pos:?}");
     }
@@ -132,7 +133,7 @@ fn stage_b_network_training_lowers_the_validation_loss_and_exports() {
         .validation()
         .iter()
         .filter(|s| (s.target - 0.5).abs() > 0.2)
-        .filter(|s| (sigmoid(trainer.model.predict(s)) > 0.5) == (s.target > 0.5))
+        .filter(|s| (sigmoid(model.predict(s)) > 0.5) == (s.target > 0.5))
         .count();
     let clear = trainer
         .validation()
@@ -165,7 +166,8 @@ fn a_resumed_run_equals_an_uninterrupted_one() {
     second.run(|r| epochs.push(r.epoch)).expect("run on");
     assert_eq!(epochs, vec![3]);
     assert_eq!(
-        second.model, whole.model,
+        second.model(),
+        whole.model(),
         "resumed weights differ from an uninterrupted run"
     );
 
@@ -178,6 +180,77 @@ fn a_resumed_run_equals_an_uninterrupted_one() {
     std::fs::write(&ckpt, &bytes).expect("write");
     let err = linear.resume(&ckpt).expect_err("checkpoint of another model");
     assert!(err.to_string().contains("nnue model, not linear"), "{err}");
+}
+
+/// Training with factors: the loss falls, the model handed out (factor
+/// rows folded into the features') predicts what the factorised model
+/// does, and its integer export is within the integer network's tolerance
+/// of it; the factors change what is learnt.
+#[test]
+fn factorised_training_folds_into_an_equivalent_network() {
+    let samples = synthetic(0..60);
+    let net = FloatNetwork::random(&mut StdRng::seed_from_u64(5));
+    let cfg = TrainConfig {
+        factors: Factors::SquaresAndOffsets,
+        ..config(3, None)
+    };
+    let mut trainer = Trainer::new(net.clone(), samples.clone(), cfg);
+    let losses = run(&mut trainer);
+    assert!(losses[losses.len() - 1] < losses[0] - 0.02, "{losses:?}");
+    let folded = trainer.model();
+    assert_eq!(folded.w1.len(), FloatNetwork::zeros().w1.len());
+    assert!(folded.w1.iter().all(|w| w.abs() <= leaper_nnue::W1_CLIP + 1e-5));
+    let (mut worst, mut n) = (0f32, 0);
+    for s in trainer.validation().iter().chain(trainer.training()) {
+        worst = worst.max((trainer.predict(s) - folded.predict(s)).abs());
+        n += 1;
+    }
+    assert!(
+        n > 1000 && worst < 1e-4,
+        "folded differs by {worst} logit over {n} samples"
+    );
+    let fold_loss = mean_loss(&folded, trainer.validation(), 1);
+    assert!((fold_loss - trainer.validation_loss()).abs() < 1e-5);
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let exported = trainer.export(&dir.path().join("f.nnue")).expect("export");
+    for pos in random_game(4242).0.iter().filter(|p| p.terminal().is_none()) {
+        let f = folded.evaluate(pos);
+        let q = exported.evaluate(pos) as f32 / EVAL_SCALE as f32;
+        assert!((f - q).abs() < 0.1, "float {f} integer {q} at {pos:?}");
+    }
+
+    let mut plain = Trainer::new(net, samples, config(3, None));
+    run(&mut plain);
+    let moved = (plain.model().w1.iter().zip(&folded.w1))
+        .filter(|(a, b)| (*a - *b).abs() > 1e-3)
+        .count();
+    assert!(moved > 10_000, "only {moved} feature weights differ with factors");
+}
+
+/// The linear model folds the same way, and a checkpoint of a run with
+/// other factors is refused by name.
+#[test]
+fn factorised_linear_training_folds_and_checkpoints_name_the_factors() {
+    let samples = synthetic(0..60);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ckpt = dir.path().join("lin.ckpt");
+    let cfg = TrainConfig {
+        factors: Factors::Squares,
+        ..config(2, Some(ckpt.clone()))
+    };
+    let mut trainer = Trainer::new(LinearModel::default(), samples.clone(), cfg);
+    let losses = run(&mut trainer);
+    assert!(losses[losses.len() - 1] < losses[0] - 0.02, "{losses:?}");
+    let folded = trainer.model();
+    assert_eq!(folded.weights.len(), LinearModel::default().weights.len());
+    for s in trainer.validation() {
+        let (a, b) = (trainer.predict(s), folded.predict(s));
+        assert!((a - b).abs() < 1e-4, "factorised {a} folded {b}");
+    }
+    let mut other = Trainer::new(LinearModel::default(), samples, config(2, None));
+    let err = other.resume(&ckpt).expect_err("other factors");
+    assert!(err.to_string().contains("linear+squares model, not linear"), "{err}");
 }
 
 /// The validation set is made of whole games: no game has positions on

@@ -44,8 +44,9 @@ pub const EVAL_BOUND: i32 = 300_000;
 const FULL_WEIGHTS: &str = include_str!("full.txt");
 
 /// The shipped network of the nnue evaluation (the `leaper-nnue` file
-/// format), if this build embeds one: `leaper-data train` on the gen1
-/// self-play data (see engine/train/README.md).
+/// format), if this build embeds one: nnue2, `leaper-data train
+/// --factorise all` on 365k positions of the gen3 self-play data (see
+/// engine/train/README.md).
 const SHIPPED_NETWORK: Option<&[u8]> = Some(include_bytes!("../../data/leaper.nnue"));
 
 /// The shipped model of the linear evaluation (the `leaper-nnue` linear
@@ -184,6 +185,49 @@ pub struct Eval {
     /// is there, cleared by [`Evaluator::end`]; the other kinds never set
     /// it, so their cost per move is one untaken branch.
     tracking: bool,
+    /// Evaluations of the network by position key, kept across searches
+    /// (see [`EvalCache`]); emptied when the model or kind changes.
+    cache: EvalCache,
+}
+
+/// A small direct-mapped table of network evaluations by the position's
+/// Zobrist key. The search evaluates every node it does not cut by the
+/// hash table, and iterative deepening and re-searches come back to the
+/// same positions: a hit skips the network's dense layers and the
+/// accumulator updates that lead to the position. The evaluation depends
+/// on the position alone (the features see neither the ply nor the
+/// history), so a hit returns what the network would; keys are compared
+/// in full.
+#[derive(Clone, Debug, Default)]
+struct EvalCache {
+    entries: Vec<(u64, i32)>,
+}
+
+/// Entries of [`EvalCache`]: 2^16 of 16 bytes, 1 MiB per search thread.
+const EVAL_CACHE_ENTRIES: usize = 1 << 16;
+/// The score of an empty entry: outside every evaluation's range.
+const EMPTY_SCORE: i32 = i32::MIN;
+
+impl EvalCache {
+    #[inline]
+    fn get(&self, key: u64) -> Option<i32> {
+        let &(k, score) = self.entries.get(key as usize & (EVAL_CACHE_ENTRIES - 1))?;
+        (k == key && score != EMPTY_SCORE).then_some(score)
+    }
+
+    #[inline]
+    fn put(&mut self, key: u64, score: i32) {
+        if let Some(e) = self.entries.get_mut(key as usize & (EVAL_CACHE_ENTRIES - 1)) {
+            *e = (key, score);
+        }
+    }
+
+    /// Allocates the table at first use.
+    fn ensure(&mut self) {
+        if self.entries.is_empty() {
+            self.entries = vec![(0, EMPTY_SCORE); EVAL_CACHE_ENTRIES];
+        }
+    }
 }
 
 impl Default for Eval {
@@ -212,6 +256,7 @@ impl Eval {
             stack: AccumulatorStack::new(),
             linear_stack: AccumulatorStack::new(),
             tracking: false,
+            cache: EvalCache::default(),
         }
     }
 
@@ -221,6 +266,7 @@ impl Eval {
         Eval {
             kind,
             tracking: false,
+            cache: EvalCache::default(),
             ..self.clone()
         }
     }
@@ -231,6 +277,7 @@ impl Eval {
         Eval {
             network: Some(network),
             tracking: false,
+            cache: EvalCache::default(),
             ..self.clone()
         }
     }
@@ -240,6 +287,7 @@ impl Eval {
         Eval {
             linear: Some(linear),
             tracking: false,
+            cache: EvalCache::default(),
             ..self.clone()
         }
     }
@@ -295,9 +343,16 @@ impl Evaluator for Eval {
             EvalKind::Full => linear(pos, &self.full, FeatureSet::Full),
             EvalKind::Nnue => match &self.network {
                 Some(net) if self.tracking => {
+                    let key = pos.hash();
+                    if let Some(score) = self.cache.get(key) {
+                        debug_assert_eq!(score, net.evaluate(pos).clamp(-EVAL_BOUND, EVAL_BOUND));
+                        return score;
+                    }
                     let score = self.stack.evaluate(net, pos);
                     debug_assert_eq!(score, net.evaluate(pos), "incremental nnue evaluation differs");
-                    score.clamp(-EVAL_BOUND, EVAL_BOUND)
+                    let score = score.clamp(-EVAL_BOUND, EVAL_BOUND);
+                    self.cache.put(key, score);
+                    score
                 }
                 Some(net) => net.evaluate(pos).clamp(-EVAL_BOUND, EVAL_BOUND),
                 None => linear(pos, &self.full, FeatureSet::Full),
@@ -319,6 +374,7 @@ impl Evaluator for Eval {
         match (self.kind, &self.network, &self.linear) {
             (EvalKind::Nnue, Some(net), _) => {
                 self.stack.reset(net, root);
+                self.cache.ensure();
                 self.tracking = true;
             }
             (EvalKind::Linear, _, Some(model)) => {

@@ -7,10 +7,15 @@
 //! A run with `--checkpoint DIR` writes `DIR/checkpoint.bin` after every
 //! epoch (atomically); `--resume` continues from it with the same data and
 //! seed, and ends with the same network as an uninterrupted run.
+//!
+//! Two defaults answer the small data we have (see engine/train/README.md
+//! for the measurements): `--factorise squares` trains factor rows shared
+//! by the wazir buckets, and `--export best` writes the epoch with the
+//! lowest validation loss, since the network overfits after one or two.
 
 use anyhow::{Context, bail};
-use leaper_nnue::FloatNetwork;
-use leaper_nnue::train::{LinearModel, Model, TrainConfig, Trainer, samples_from};
+use leaper_nnue::train::{Factors, LinearModel, Model, TrainConfig, Trainer, samples_from};
+use leaper_nnue::{FloatNetwork, LinearNet};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use std::path::PathBuf;
@@ -24,6 +29,39 @@ pub enum ModelKind {
     /// The linear model over the same features (`Eval linear`), written
     /// as a `LEAPLINR` file.
     Linear,
+}
+
+/// The factor rows trained beside the features' own (folded into them at
+/// export; the file does not change).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FactorChoice {
+    /// None.
+    Off,
+    /// Each feature's kind and square in any wazir bucket.
+    Squares,
+    /// That, and its kind and place relative to the own wazir.
+    All,
+}
+
+impl From<FactorChoice> for Factors {
+    fn from(choice: FactorChoice) -> Factors {
+        match choice {
+            FactorChoice::Off => Factors::None,
+            FactorChoice::Squares => Factors::Squares,
+            FactorChoice::All => Factors::SquaresAndOffsets,
+        }
+    }
+}
+
+/// Which epoch's model `train` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportChoice {
+    /// The one with the lowest validation loss of this run (early
+    /// stopping: on small data the network overfits after an epoch or
+    /// two, while the step size schedule wants more).
+    Best,
+    /// The last.
+    Last,
 }
 
 /// Arguments of `train`.
@@ -68,6 +106,14 @@ pub struct TrainArgs {
     /// A directory for the checkpoint written after every epoch.
     #[arg(long, value_name = "DIR")]
     pub checkpoint: Option<PathBuf>,
+    /// Factor rows shared by the wazir buckets, trained with the features
+    /// and folded into them at export.
+    #[arg(long, value_enum, default_value_t = FactorChoice::Squares)]
+    pub factorise: FactorChoice,
+    /// Write the model of the epoch with the lowest validation loss (a
+    /// resumed run counts the model it resumed from), or the last.
+    #[arg(long, value_enum, default_value_t = ExportChoice::Best)]
+    pub export: ExportChoice,
     /// Continue from the checkpoint in `--checkpoint DIR`.
     #[arg(long, requires = "checkpoint")]
     pub resume: bool,
@@ -136,6 +182,7 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
         validation_fraction: args.val_fraction,
         seed: args.seed,
         checkpoint: checkpoint.clone(),
+        factors: args.factorise.into(),
         ..TrainConfig::default()
     };
     let setting = Setting {
@@ -148,14 +195,14 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
     match args.model {
         ModelKind::Nnue => {
             let model = FloatNetwork::random(&mut StdRng::seed_from_u64(args.seed));
-            fit(Trainer::new(model, samples, config), &setting, |t, path| {
-                t.export(path).map(drop)
+            fit(Trainer::new(model, samples, config), &setting, |m, path| {
+                m.quantize().save(path)
             })
         }
         ModelKind::Linear => fit(
             Trainer::new(LinearModel::default(), samples, config),
             &setting,
-            |t, path| t.export(path).map(drop),
+            |m, path| LinearNet::from_model(m).save(path),
         ),
     }
 }
@@ -173,7 +220,7 @@ struct Setting<'a> {
 fn fit<M: Model>(
     mut trainer: Trainer<M>,
     setting: &Setting<'_>,
-    export: impl Fn(&Trainer<M>, &std::path::Path) -> Result<(), leaper_nnue::NetFileError>,
+    export: impl Fn(&M, &std::path::Path) -> Result<(), leaper_nnue::NetFileError>,
 ) -> anyhow::Result<()> {
     let Setting {
         args,
@@ -192,8 +239,9 @@ fn fit<M: Model>(
     }
     let held = trainer.validation().len();
     println!(
-        "{} model; {} positions ({} finished games skipped): {} training, {} validation (whole games); lambda {}, lr {} x {} per epoch, batch {}, {} threads; read in {:.1} s",
+        "{} model, factors {}; {} positions ({} finished games skipped): {} training, {} validation (whole games); lambda {}, lr {} x {} per epoch, batch {}, {} threads; read in {:.1} s",
         M::KIND,
+        Factors::from(args.factorise).name(),
         total,
         read - total,
         total - held,
@@ -205,24 +253,46 @@ fn fit<M: Model>(
         threads,
         start.elapsed().as_secs_f64()
     );
-    println!("epoch 0: validation {:.5}", trainer.validation_loss());
-    trainer
-        .run(|r| {
-            println!(
-                "epoch {}: lr {:.2e} train {:.5} validation {:.5}, {:.0} samples/s, {:.0} s",
-                r.epoch,
-                r.learning_rate,
-                r.train_loss,
-                r.validation_loss,
-                r.samples_per_second,
-                start.elapsed().as_secs_f64()
-            );
-        })
-        .context("cannot write the checkpoint")?;
-    export(&trainer, &args.out).with_context(|| format!("cannot write the model to {}", args.out.display()))?;
+    let start_loss = trainer.validation_loss();
+    println!("epoch 0: validation {start_loss:.5}");
+    // The best model so far (with its epoch and loss) when the best is to
+    // be written; the model is folded only when it improves.
+    let mut best = (args.export == ExportChoice::Best).then(|| (trainer.model(), trainer.epoch, start_loss));
+    while trainer.epoch < args.epochs {
+        let r = trainer.train_epoch();
+        println!(
+            "epoch {}: lr {:.2e} train {:.5} validation {:.5}, {:.0} samples/s, {:.0} s",
+            r.epoch,
+            r.learning_rate,
+            r.train_loss,
+            r.validation_loss,
+            r.samples_per_second,
+            start.elapsed().as_secs_f64()
+        );
+        if let Some(path) = checkpoint {
+            trainer.save_checkpoint(path).context("cannot write the checkpoint")?;
+        }
+        if let Some(b) = best.as_mut()
+            && r.validation_loss < b.2
+        {
+            *b = (trainer.model(), r.epoch, r.validation_loss);
+        }
+    }
+    let (model, epoch, loss) = match best {
+        Some(b) => b,
+        None => {
+            let loss = trainer.validation_loss();
+            (trainer.model(), trainer.epoch, loss)
+        }
+    };
+    export(&model, &args.out).with_context(|| format!("cannot write the model to {}", args.out.display()))?;
     println!(
-        "wrote {} after {} epochs in {:.1} s",
+        "wrote {} (the {} model: epoch {epoch}, validation {loss:.5}) after {} epochs in {:.1} s",
         args.out.display(),
+        match args.export {
+            ExportChoice::Best => "best",
+            ExportChoice::Last => "last",
+        },
         trainer.epoch,
         start.elapsed().as_secs_f64()
     );

@@ -1,7 +1,8 @@
 //! `leaper-data train` through the real binary: a small data file made by
 //! `datagen`, a few epochs whose validation loss falls, an exported network
-//! that loads, a resumed run from the checkpoint, and bad input refused
-//! with the file or argument named.
+//! that loads, a resumed run from the checkpoint, the best epoch's network
+//! written with factors folded, and bad input refused with the file or
+//! argument named.
 
 use leaper_nnue::QuantNetwork;
 use std::path::Path;
@@ -79,6 +80,9 @@ fn training_lowers_the_validation_loss_exports_a_network_and_resumes() {
         "0",
         "--checkpoint",
         ckpt_s,
+        // The network of the last epoch, so the fifth changes it.
+        "--export",
+        "last",
     ];
     let out = run(&[&common[..], &["--epochs", "4"]].concat());
     let stdout = text(&out.stdout);
@@ -190,4 +194,71 @@ fn the_linear_model_trains_through_the_same_command_and_exports_its_file() {
     );
     // It is no network file.
     assert!(QuantNetwork::load(&out_path).is_err());
+}
+
+/// `--export best` (the default) writes the network of the epoch with the
+/// lowest validation loss: byte for byte what a run stopped at that epoch
+/// writes; with `--factorise all` too (the factor rows folded away).
+#[test]
+fn the_best_epoch_is_written_with_its_factors_folded() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data.bin");
+    make_data(&data);
+    let best = dir.path().join("best.nnue");
+    let stopped = dir.path().join("stopped.nnue");
+    let args = |out: &Path, epochs: &str, export: &str| -> Vec<String> {
+        [
+            "train",
+            "--data",
+            data.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--epochs",
+            epochs,
+            "--export",
+            export,
+            "--factorise",
+            "all",
+            "--batch",
+            "32",
+            "--lr",
+            "0.003",
+            "--lr-decay",
+            "1",
+            "--lambda",
+            "0.5",
+            "--val-fraction",
+            "0.2",
+            "--threads",
+            "2",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let owned = args(&best, "6", "best");
+    let out = run(&owned.iter().map(String::as_str).collect::<Vec<_>>());
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("factors squares+offsets"), "{stdout}");
+    let losses = validation_losses(&stdout);
+    assert_eq!(losses.len(), 7, "{stdout}");
+    let (epoch, loss) = losses[1..]
+        .iter()
+        .fold(losses[0], |b, &l| if l.1 < b.1 { l } else { b });
+    assert!(epoch >= 1, "no epoch improved on the random network\n{stdout}");
+    let line = format!("(the best model: epoch {epoch}, validation {loss:.5})");
+    assert!(stdout.contains(&line), "expected {line}\n{stdout}");
+
+    let owned = args(&stopped, &epoch.to_string(), "last");
+    let out = run(&owned.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let (a, b) = (
+        QuantNetwork::load(&best).expect("loads"),
+        QuantNetwork::load(&stopped).expect("loads"),
+    );
+    assert_eq!(
+        a.to_bytes(),
+        b.to_bytes(),
+        "the best epoch's network differs from a run stopped there"
+    );
 }
