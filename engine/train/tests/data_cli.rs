@@ -399,3 +399,24 @@ fn datagen_follows_recorded_games_and_labels_them_with_their_results() {
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("bad.csv"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn summary_into_a_closed_pipe_is_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("known.bin");
+    known_file(&path);
+    // The reader goes away before the summary is written, as `| head`
+    // does once it has its lines.
+    let mut child = Command::new(BIN)
+        .arg("summary")
+        .arg(&path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -13,6 +13,7 @@ use super::summary::summarize;
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -196,10 +197,15 @@ pub fn summary(args: &SummaryArgs) -> anyhow::Result<()> {
             eprintln!("warning: {torn}");
         }
     }
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+    let text = if args.json {
+        format!("{}\n", serde_json::to_string_pretty(&summary)?)
     } else {
-        print!("{summary}");
+        summary.to_string()
+    };
+    // A reader that stops early (`| head`) is not an error.
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e).context("cannot write to stdout"),
+        _ => Ok(()),
     }
-    Ok(())
 }
