@@ -244,7 +244,6 @@ fn status_complete(url: &str, id: i64, games: u64, only: bool) -> String {
 }
 
 #[test]
-#[ignore = "hangs about one run in four in the full suite: a worker neither claims nor exits for 120 s; under investigation (issue 13)"]
 fn a_run_in_the_database_is_followed_played_by_workers_and_exported_like_a_local_run() {
     let Some(test_db) = db_common::fresh("db_play") else {
         return;
