@@ -408,7 +408,15 @@ fn the_last_batches_recorded_at_once_still_end_the_run() {
         assert_eq!(run.state, RunState::Complete, "round {round}: {recorded:?}");
         let completes = recorded
             .iter()
-            .filter(|r| matches!(r, Recorded::Counted { state: RunState::Complete, .. }))
+            .filter(|r| {
+                matches!(
+                    r,
+                    Recorded::Counted {
+                        state: RunState::Complete,
+                        ..
+                    }
+                )
+            })
             .count();
         assert_eq!(completes, 1, "round {round}: the last one ends the run: {recorded:?}");
     }

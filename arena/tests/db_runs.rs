@@ -462,3 +462,72 @@ fn a_run_whose_sprt_decides_ends_and_its_workers_move_on() {
     assert_eq!(summary["decision"], "accept-h1");
     assert_eq!(summary["sprt"], true);
 }
+
+#[test]
+fn batch_pairs_sets_the_size_of_a_batch_and_status_follow_reattaches_a_follower() {
+    let Some(test_db) = db_common::fresh("db_batch_follow") else {
+        return;
+    };
+    let url = &test_db.url;
+    let dir = scratch("db-batch-follow");
+    // 10 pairs in batches of 3: 3, 3, 3 and 1.
+    let mut args = match_args(url, 20, 0);
+    args.extend(strings(&["--batch-pairs", "3", "--detach"]));
+    let out = run_ok(&args, LIMIT);
+    let id: i64 = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("run ")?.parse().ok())
+        .expect("run <ID>");
+    let mut c = client(url);
+    let sizes: Vec<i64> = c
+        .query("SELECT pairs FROM batches WHERE run = $1 ORDER BY batch", &[&id])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(sizes, [3, 3, 3, 1]);
+    // A follower attached to the detached run sees it to its end.
+    let follower = common::spawn_arena(&strings(&[
+        "status",
+        "--db",
+        url,
+        &id.to_string(),
+        "--follow",
+        "--quiet",
+    ]));
+    let worker = Worker::start(url, "w", "10", &dir.join("cache"));
+    let (worker_out, _) = worker.finish();
+    assert!(worker_out.contains("(run complete)"), "{worker_out}");
+    let done = common::wait_bounded(follower, LIMIT, "the follower");
+    let text = String::from_utf8_lossy(&done.stdout);
+    assert!(
+        done.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert!(
+        text.contains(&format!("all games played; 20 games in run {id}")),
+        "{text}"
+    );
+    export_and_check(url, id, &dir, 20);
+    // Bad values are refused with the flag named.
+    for (extra, needle) in [
+        (vec!["--batch-pairs", "0"], "--batch-pairs"),
+        (vec!["--follow"], "--follow"),
+    ] {
+        let mut args = if extra[0] == "--follow" {
+            strings(&["status", "--db", url])
+        } else {
+            let mut a = match_args(url, 4, 0);
+            a.push("--detach".to_owned());
+            a
+        };
+        args.extend(strings(&extra));
+        let bad = common::run_arena(&args, LIMIT);
+        let err = String::from_utf8_lossy(&bad.stderr);
+        assert!(!bad.status.success() && err.contains(needle), "{args:?}: {err}");
+    }
+    let runs: i64 = c.query_one("SELECT count(*) FROM runs", &[]).unwrap().get(0);
+    assert_eq!(runs, 1, "a refused command creates no run");
+}
