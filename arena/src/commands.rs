@@ -170,7 +170,7 @@ pub fn run(mode: Mode, matches: &ArgMatches) -> anyhow::Result<()> {
     }
     let (config, out) = args.to_config(mode)?;
     if let Some(url) = &args.db {
-        return crate::db_cli::create(config, url, args.detach, args.quiet);
+        return crate::db_cli::create(config, url, args.batch_pairs, args.detach, args.quiet);
     }
     let out = out.unwrap_or_else(|| default_out(mode.name()));
     let progress = Arc::new(Progress::new(&config, args.quiet));

@@ -627,6 +627,12 @@ pub struct RunSettings {
     #[arg(long, requires = "db")]
     #[serde(skip)]
     pub detach: bool,
+
+    /// With --db: game pairs per batch, the unit a worker claims, plays and records at once.
+    #[arg(long, requires = "db", value_name = "N", default_value_t = crate::db::BATCH_PAIRS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    #[serde(skip)]
+    pub batch_pairs: u64,
 }
 
 impl RunSettings {

@@ -1,6 +1,6 @@
 //! The database commands of the `arena` binary: `arena match|gauntlet|
 //! roundrobin --db URL` (create a run and follow it), `arena worker`,
-//! `arena status` and `arena export`. The work is the library's
+//! `arena status` (which can also follow a run again) and `arena export`. The work is the library's
 //! [`arena::db`]; this module prints. A database URL is only ever shown
 //! without its password.
 
@@ -16,21 +16,19 @@ use clap::Args;
 
 use crate::commands::{Progress, title};
 
-/// Pairs per batch of a database run: a worker claims this many at a time.
-const BATCH_PAIRS: u64 = 4;
-
-/// Creates a run of `config` in the database, prints `run <ID>`, and
-/// follows it to its end unless `detach`.
+/// Creates a run of `config` in the database, in batches of `batch_pairs`
+/// game pairs, prints `run <ID>`, and follows it to its end unless
+/// `detach`.
 ///
 /// # Errors
 /// Bad settings, an engine that fails its check or cannot be read, the
 /// database.
-pub fn create(mut config: RunConfig, url: &str, detach: bool, quiet: bool) -> anyhow::Result<()> {
+pub fn create(mut config: RunConfig, url: &str, batch_pairs: u64, detach: bool, quiet: bool) -> anyhow::Result<()> {
     config.validate()?;
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     config.absolutize(&cwd);
     let mut client = db::connect(url, &pg_env())?;
-    let id = db::submit_run(&mut client, &config, BATCH_PAIRS)?;
+    let id = db::submit_run(&mut client, &config, batch_pairs)?;
     println!("run {id}");
     if !quiet {
         eprintln!(
@@ -213,6 +211,15 @@ pub struct StatusArgs {
 
     /// Only this run [default: every run].
     pub run: Option<i64>,
+
+    /// Follow RUN until it ends, as `arena match --db` does without --detach: progress, then its summary.
+    /// Stopping the follower leaves the run going.
+    #[arg(long, requires = "run")]
+    pub follow: bool,
+
+    /// With --follow: no progress bars, only the final summary.
+    #[arg(long, requires = "follow")]
+    pub quiet: bool,
 }
 
 /// Runs `arena status`.
@@ -221,6 +228,11 @@ pub struct StatusArgs {
 /// The database, or a run that does not exist.
 pub fn status(args: &StatusArgs) -> anyhow::Result<()> {
     let mut client = db::connect(&args.db, &pg_env())?;
+    if args.follow
+        && let Some(id) = args.run
+    {
+        return follow(&mut client, id, args.quiet);
+    }
     let runs = match args.run {
         Some(id) => vec![db::run_of(&mut client, id)?],
         None => db::runs(&mut client)?,

@@ -364,3 +364,60 @@ fn a_run_ends_when_its_sprt_decides_and_its_batches_are_no_longer_claimed() {
         results::Decision::Continue
     );
 }
+
+#[test]
+fn the_last_batches_recorded_at_once_still_end_the_run() {
+    // Each transaction used to count the other's batch as not done (not
+    // committed yet), so neither ended the run: it stayed `running` with
+    // every game in, and idle workers waited on it for ever.
+    let Some(test_db) = db_common::fresh("last_batches_at_once") else {
+        return;
+    };
+    let mut client = db::connect(&test_db.url, &db::PgEnv::default()).unwrap();
+    const WORKERS: usize = 4;
+    for round in 0..10 {
+        let id = new_run(&mut client, 2 * WORKERS as u64, 1, None);
+        let claims: Vec<Claim> = (0..WORKERS)
+            .map(|w| {
+                db::claim_batch(&mut client, &format!("w{w}"), LEASE, &[])
+                    .unwrap()
+                    .expect("a batch for each worker")
+            })
+            .collect();
+        assert!(claims.iter().all(|c| c.run == id));
+        let start = std::sync::Arc::new(std::sync::Barrier::new(WORKERS));
+        let threads: Vec<_> = claims
+            .into_iter()
+            .enumerate()
+            .map(|(w, claim)| {
+                let url = test_db.url.clone();
+                let start = std::sync::Arc::clone(&start);
+                std::thread::spawn(move || {
+                    let mut c = db::connect(&url, &db::PgEnv::default()).unwrap();
+                    start.wait();
+                    db::record_batch(&mut c, &claim, &format!("w{w}"), &batch_games(&claim, false)).unwrap()
+                })
+            })
+            .collect();
+        let recorded: Vec<Recorded> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        assert!(
+            recorded.iter().all(|r| matches!(r, Recorded::Counted { games: 2, .. })),
+            "round {round}: {recorded:?}"
+        );
+        let run = db::run_of(&mut client, id).unwrap();
+        assert_eq!(run.state, RunState::Complete, "round {round}: {recorded:?}");
+        let completes = recorded
+            .iter()
+            .filter(|r| {
+                matches!(
+                    r,
+                    Recorded::Counted {
+                        state: RunState::Complete,
+                        ..
+                    }
+                )
+            })
+            .count();
+        assert_eq!(completes, 1, "round {round}: the last one ends the run: {recorded:?}");
+    }
+}

@@ -244,7 +244,6 @@ fn status_complete(url: &str, id: i64, games: u64, only: bool) -> String {
 }
 
 #[test]
-#[ignore = "hangs about one run in four in the full suite: a worker neither claims nor exits for 120 s; under investigation (issue 13)"]
 fn a_run_in_the_database_is_followed_played_by_workers_and_exported_like_a_local_run() {
     let Some(test_db) = db_common::fresh("db_play") else {
         return;
@@ -462,4 +461,160 @@ fn a_run_whose_sprt_decides_ends_and_its_workers_move_on() {
     let summary = export_and_check(url, id, &dir, u64::try_from(recorded).unwrap());
     assert_eq!(summary["decision"], "accept-h1");
     assert_eq!(summary["sprt"], true);
+}
+
+#[test]
+fn batch_pairs_sets_the_size_of_a_batch_and_status_follow_reattaches_a_follower() {
+    let Some(test_db) = db_common::fresh("db_batch_follow") else {
+        return;
+    };
+    let url = &test_db.url;
+    let dir = scratch("db-batch-follow");
+    // 10 pairs in batches of 3: 3, 3, 3 and 1.
+    let mut args = match_args(url, 20, 0);
+    args.extend(strings(&["--batch-pairs", "3", "--detach"]));
+    let out = run_ok(&args, LIMIT);
+    let id: i64 = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("run ")?.parse().ok())
+        .expect("run <ID>");
+    let mut c = client(url);
+    let sizes: Vec<i64> = c
+        .query("SELECT pairs FROM batches WHERE run = $1 ORDER BY batch", &[&id])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(sizes, [3, 3, 3, 1]);
+    // A follower attached to the detached run sees it to its end.
+    let follower = common::spawn_arena(&strings(&[
+        "status",
+        "--db",
+        url,
+        &id.to_string(),
+        "--follow",
+        "--quiet",
+    ]));
+    let worker = Worker::start(url, "w", "10", &dir.join("cache"));
+    let (worker_out, _) = worker.finish();
+    assert!(worker_out.contains("(run complete)"), "{worker_out}");
+    let done = common::wait_bounded(follower, LIMIT, "the follower");
+    let text = String::from_utf8_lossy(&done.stdout);
+    assert!(
+        done.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert!(
+        text.contains(&format!("all games played; 20 games in run {id}")),
+        "{text}"
+    );
+    export_and_check(url, id, &dir, 20);
+    // Bad values are refused with the flag named.
+    for (extra, needle) in [
+        (vec!["--batch-pairs", "0"], "--batch-pairs"),
+        (vec!["--follow"], "--follow"),
+    ] {
+        let mut args = if extra[0] == "--follow" {
+            strings(&["status", "--db", url])
+        } else {
+            let mut a = match_args(url, 4, 0);
+            a.push("--detach".to_owned());
+            a
+        };
+        args.extend(strings(&extra));
+        let bad = common::run_arena(&args, LIMIT);
+        let err = String::from_utf8_lossy(&bad.stderr);
+        assert!(!bad.status.success() && err.contains(needle), "{args:?}: {err}");
+    }
+    let runs: i64 = c.query_one("SELECT count(*) FROM runs", &[]).unwrap().get(0);
+    assert_eq!(runs, 1, "a refused command creates no run");
+}
+
+#[test]
+fn an_engine_given_as_a_directory_is_stored_whole_unpacked_by_workers_and_checked() {
+    let Some(test_db) = db_common::fresh("db_dir") else {
+        return;
+    };
+    let url = &test_db.url;
+    let dir = scratch("db-dir");
+    // The engine: its program and a data file, the program inside its dir.
+    let engine = dir.join("engine");
+    std::fs::create_dir_all(engine.join("bin")).unwrap();
+    std::fs::copy(common::mock_bin(), engine.join("bin/mock")).unwrap();
+    std::fs::write(engine.join("net.txt"), "weights 1").unwrap();
+    let cmd = format!("cmd={}", engine.join("bin/mock").display());
+    let at = format!("dir={}", engine.display());
+    let mut args = strings(&["match", "--db", url, "--quiet", "--games", "4", "--detach"]);
+    args.extend(strings(&["--engine", &cmd, &at, "name=a"]));
+    args.extend(mock_engine("b", &[]));
+    args.extend(strings(&["--each", "depth=1"]));
+    let out = run_ok(&args, LIMIT);
+    let id: i64 = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("run ")?.parse().ok())
+        .expect("run <ID>");
+    // Stored as the pack of the directory, under the pack's hash.
+    let mut c = client(url);
+    let sha: String = query_run(&mut c, "SELECT sha256 FROM run_engines WHERE run = $1 AND idx = 0", id);
+    let pack = arena::db::pack_dir(&engine).unwrap();
+    assert_eq!(sha, arena::db::sha256_hex(&pack));
+    let stored = arena::db::engine_bytes(&mut c, &sha).unwrap().unwrap();
+    assert_eq!(stored, pack);
+    // The engine directory changes after the run was made: the worker
+    // plays what was stored, not what is on this disk.
+    std::fs::write(engine.join("net.txt"), "weights 2").unwrap();
+    let cache = dir.join("cache");
+    let worker = Worker::start(url, "w", "10", &cache);
+    let (worker_out, worker_err) = worker.finish();
+    assert!(worker_out.contains("(run complete)"), "{worker_out}\n{worker_err}");
+    let unpacked = cache.join(&sha);
+    assert_eq!(std::fs::read_to_string(unpacked.join("net.txt")).unwrap(), "weights 1");
+    assert_eq!(
+        arena::db::pack_dir(&unpacked).unwrap(),
+        pack,
+        "the cache holds the stored tree"
+    );
+    export_and_check(url, id, &dir, 4);
+    // A cached tree tampered with is replaced before it runs again.
+    std::fs::write(unpacked.join("net.txt"), "tampered").unwrap();
+    let id2 = {
+        let out = run_ok(&args, LIMIT);
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("run ")?.parse::<i64>().ok())
+            .expect("run <ID>")
+    };
+    let sha2: String = query_run(&mut c, "SELECT sha256 FROM run_engines WHERE run = $1 AND idx = 0", id2);
+    // The second run stored the changed tree: a new hash, a second copy.
+    assert_ne!(sha2, sha);
+    let worker = Worker::start(url, "w2", "10", &cache);
+    let (worker_out, _) = worker.finish();
+    assert!(worker_out.contains("(run complete)"), "{worker_out}");
+    assert_eq!(
+        std::fs::read_to_string(cache.join(&sha2).join("net.txt")).unwrap(),
+        "weights 2"
+    );
+    // A third run of the first tree finds its cached copy tampered with
+    // (above): the worker unpacks it afresh before playing.
+    std::fs::write(engine.join("net.txt"), "weights 1").unwrap();
+    let out = run_ok(&args, LIMIT);
+    let id3: i64 = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("run ")?.parse().ok())
+        .expect("run <ID>");
+    let sha3: String = query_run(&mut c, "SELECT sha256 FROM run_engines WHERE run = $1 AND idx = 0", id3);
+    assert_eq!(sha3, sha, "the same tree, the same hash");
+    let worker = Worker::start(url, "w3", "10", &cache);
+    let (worker_out, _) = worker.finish();
+    assert!(worker_out.contains("(run complete)"), "{worker_out}");
+    assert_eq!(
+        std::fs::read_to_string(unpacked.join("net.txt")).unwrap(),
+        "weights 1",
+        "the tampered cached copy was replaced"
+    );
 }

@@ -12,6 +12,7 @@
 //! which drops its password.
 
 pub mod export;
+pub mod pack;
 pub mod queue;
 pub mod schema;
 pub mod submit;
@@ -22,13 +23,14 @@ use std::str::FromStr;
 use thiserror::Error;
 
 pub use export::{ExportError, export_run, standings, summary};
+pub use pack::{PackError, is_pack, pack_dir, unpack};
 pub use queue::{
     Batch, Claim, DbRun, Recorded, RunState, StoredGame, claim_batch, create_run, engine_bytes, heartbeat,
     record_batch, register_worker, release_batch, run_batches, run_engines, run_games, run_of, run_scores, runs,
     scoreboard, sha256_hex, store_engine,
 };
 pub use schema::{MIGRATIONS, migrate, schema_version};
-pub use submit::{BATCH_PAIRS, SubmitError, program_file, submit_run, wait_run};
+pub use submit::{BATCH_PAIRS, SubmitError, engine_dir, program_file, submit_run, wait_run};
 pub use worker::{WorkerObserver, WorkerReport, WorkerSettings, run_worker};
 
 /// What went wrong with the database.

@@ -446,6 +446,15 @@ pub fn record_batch(
         )));
     }
     let mut tx = client.transaction()?;
+    // The run's row is locked first, so that the batches of one run are
+    // recorded one after another. Without it two workers finishing the
+    // last two batches at once each saw the other's batch as not done
+    // yet (its transaction had not committed) and neither ended the run:
+    // it stayed `running` with every game in, and idle workers waited on
+    // it for ever. Under READ COMMITTED every statement after the lock
+    // sees what the previous holder committed, so the count of open
+    // batches and the SPRT's games in `settle_run` are complete.
+    tx.query_opt("SELECT 1 FROM runs WHERE id = $1 FOR UPDATE", &[&claim.run])?;
     let held = tx
         .query_opt(
             "SELECT 1 FROM batches WHERE run = $1 AND batch = $2 AND lease_token = $3 AND state = 'claimed' \

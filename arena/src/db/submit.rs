@@ -1,7 +1,8 @@
 //! Putting a run into the database from this host: [`submit_run`] reads
 //! the run's openings, checks that each engine starts and answers, stores
-//! each engine's program file by its SHA-256 and creates the run, so that
-//! workers anywhere can play it. [`wait_run`] watches a run until it ends,
+//! each engine's program file (or, for an engine whose program lies in its
+//! `dir`, that whole directory as a [`super::pack`]) by its SHA-256 and
+//! creates the run, so that workers anywhere can play it. [`wait_run`] watches a run until it ends,
 //! handing its standings to the caller at every look.
 
 use std::path::{Path, PathBuf};
@@ -59,6 +60,15 @@ pub fn program_file(cmd: &Path) -> Result<PathBuf, String> {
         .ok_or_else(|| format!("{} is not on PATH", cmd.display()))
 }
 
+/// The directory of an engine stored as a directory of files, and its
+/// program's path inside it: an engine whose `cmd` lies inside its `dir`.
+#[must_use]
+pub fn engine_dir(spec: &crate::EngineSpec) -> Option<(&Path, &Path)> {
+    let dir = spec.dir.as_deref()?;
+    let inside = spec.cmd.strip_prefix(dir).ok()?;
+    (!inside.as_os_str().is_empty()).then_some((dir, inside))
+}
+
 /// Creates a run of `config` (whose paths are absolute) in batches of
 /// `batch_pairs` pairs, after probing its engines and storing each one's
 /// program file by hash; returns the run's key.
@@ -82,7 +92,11 @@ pub fn submit_run(client: &mut Client, config: &RunConfig, batch_pairs: u64) -> 
             reason,
         };
         let file = program_file(&spec.cmd).map_err(engine_err)?;
-        let bytes = std::fs::read(&file).map_err(|e| engine_err(format!("cannot read {}: {e}", file.display())))?;
+        let bytes = match engine_dir(spec) {
+            // The whole working directory travels with the program.
+            Some((dir, _)) => super::pack::pack_dir(dir).map_err(|e| engine_err(e.to_string()))?,
+            None => std::fs::read(&file).map_err(|e| engine_err(format!("cannot read {}: {e}", file.display())))?,
+        };
         engines.push((spec.name.clone(), store_engine(client, &bytes)?));
     }
     Ok(create_run(client, config, openings.as_deref(), &engines, batch_pairs)?)

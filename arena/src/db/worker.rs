@@ -6,6 +6,10 @@
 //! own, extends the lease while the batch is played; once the lease is
 //! lost the batch is dropped, since its results would be refused.
 //!
+//! An engine stored as a directory ([`super::pack`]) is unpacked into
+//! the cache under its hash and packed again before every batch, so a
+//! cached tree changed since is replaced, never run.
+//!
 //! A run whose engine does not match its stored hash is refused: its
 //! batch is released for other workers and this worker claims no more of
 //! it. A lost connection (a database restart) is retried with backoff.
@@ -18,7 +22,9 @@ use std::time::Duration;
 
 use postgres::Client;
 
+use super::pack::{is_pack, pack_dir, unpack};
 use super::queue::{Claim, DbRun, Recorded, StoredGame, release_batch, sha256_hex};
+use super::submit::engine_dir;
 use super::{DbError, config_of, connect, engine_bytes, heartbeat, record_batch, register_worker, run_engines, run_of};
 use crate::player::EngineFailure;
 use crate::pool::{Feed, play_fed};
@@ -167,6 +173,55 @@ fn cached_engine(client: &mut Client, cache: &Path, sha: &str) -> Result<Result<
     Ok(Ok(path))
 }
 
+/// The cached engine directory of hash `sha`, unpacked if missing; the
+/// cached tree is packed again and checked against the hash every time.
+fn cached_engine_dir(client: &mut Client, cache: &Path, sha: &str) -> Result<Result<PathBuf, EngineRefused>, DbError> {
+    let path = cache.join(sha);
+    if path.is_dir() {
+        if pack_dir(&path).is_ok_and(|pack| sha256_hex(&pack) == sha) {
+            return Ok(Ok(path));
+        }
+        // A tampered or half-removed copy: unpack it afresh.
+        let _ = std::fs::remove_dir_all(&path);
+    }
+    let Some(bytes) = engine_bytes(client, sha)? else {
+        return Ok(Err(EngineRefused(format!("engine {sha} is not in the database"))));
+    };
+    let actual = sha256_hex(&bytes);
+    if actual != sha {
+        return Ok(Err(EngineRefused(format!(
+            "the stored engine {sha} does not match its hash (its bytes hash to {actual}): refused"
+        ))));
+    }
+    if !is_pack(&bytes) {
+        return Ok(Err(EngineRefused(format!(
+            "engine {sha} is a single program, but the run gives it a directory"
+        ))));
+    }
+    // Unpacked under a temporary name and renamed whole: another worker
+    // sharing the cache never finds it half written.
+    let temp = cache.join(format!(".{sha}.{}.tmp", std::process::id()));
+    let _ = std::fs::remove_dir_all(&temp);
+    if let Err(e) = unpack(&bytes, &temp) {
+        let _ = std::fs::remove_dir_all(&temp);
+        return Ok(Err(EngineRefused(format!(
+            "cannot unpack engine {sha} into {}: {e}",
+            cache.display()
+        ))));
+    }
+    if std::fs::rename(&temp, &path).is_err() {
+        // Another worker put it there first.
+        let _ = std::fs::remove_dir_all(&temp);
+    }
+    match pack_dir(&path) {
+        Ok(pack) if sha256_hex(&pack) == sha => Ok(Ok(path)),
+        _ => Ok(Err(EngineRefused(format!(
+            "the cached engine directory {} does not match its hash",
+            path.display()
+        )))),
+    }
+}
+
 /// The run with its engines pointing at the cache.
 fn localize(client: &mut Client, cache: &Path, mut run: DbRun) -> Result<Result<DbRun, EngineRefused>, DbError> {
     let engines = run_engines(client, run.id)?;
@@ -179,9 +234,18 @@ fn localize(client: &mut Client, cache: &Path, mut run: DbRun) -> Result<Result<
         ))));
     }
     for (spec, (name, sha)) in run.config.engines.iter_mut().zip(&engines) {
-        match cached_engine(client, cache, sha)? {
-            Ok(path) => spec.cmd = path,
-            Err(EngineRefused(reason)) => return Ok(Err(EngineRefused(format!("engine {name}: {reason}")))),
+        let inside = engine_dir(spec).map(|(_, program)| program.to_path_buf());
+        let found = match &inside {
+            Some(_) => cached_engine_dir(client, cache, sha)?,
+            None => cached_engine(client, cache, sha)?,
+        };
+        match (found, inside) {
+            (Ok(dir), Some(program)) => {
+                spec.cmd = dir.join(program);
+                spec.dir = Some(dir);
+            }
+            (Ok(path), None) => spec.cmd = path,
+            (Err(EngineRefused(reason)), _) => return Ok(Err(EngineRefused(format!("engine {name}: {reason}")))),
         }
     }
     Ok(Ok(run))
