@@ -162,7 +162,13 @@ pub fn play_game(
             {
                 let mover = if i == 0 { Color::Red } else { Color::Blue };
                 let termination = failure.kind.termination();
-                return Some(finish(Some(!mover), termination, moves, time_used, Some((mover, failure))));
+                return Some(finish(
+                    Some(!mover),
+                    termination,
+                    moves,
+                    time_used,
+                    Some((mover, failure)),
+                ));
             }
         }
     }
@@ -184,7 +190,11 @@ pub fn play_game(
             Player::CodeCup(engine) => {
                 // After imposed setups the first regular move is Red's
                 // `Start`, as it is at ply 0 in a game without them.
-                let last = if setups.is_some() && tokens.len() == 2 { None } else { tokens.last().copied() };
+                let last = if setups.is_some() && tokens.len() == 2 {
+                    None
+                } else {
+                    tokens.last().copied()
+                };
                 engine.search(last, allowance, cancel)
             }
         };

@@ -623,7 +623,9 @@ impl CodeCupEngine {
             line.push(' ');
             line.push_str(&mv.to_string());
         }
-        self.process.send(&line).map_err(|e| write_failure(&mut self.process, &e))
+        self.process
+            .send(&line)
+            .map_err(|e| write_failure(&mut self.process, &e))
     }
 
     /// The protocol violations since the last call (lines written between

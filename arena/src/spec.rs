@@ -300,7 +300,11 @@ impl EngineSpec {
                 "initstr" => spec.initstr.extend(value.split("\\n").map(str::to_owned)),
                 "openingline" => {
                     if value.is_empty() || value.contains(char::is_whitespace) {
-                        return Err(value_error(key, value, "one word, the engine's keyword for moves already played"));
+                        return Err(value_error(
+                            key,
+                            value,
+                            "one word, the engine's keyword for moves already played",
+                        ));
                     }
                     spec.opening_line = Some(value.to_owned());
                 }
@@ -327,7 +331,11 @@ impl EngineSpec {
         if let Some(keyword) = &spec.opening_line
             && spec.proto != Proto::Codecup
         {
-            return Err(value_error("openingline", keyword, "proto=codecup with it (UCI engines are told setups by `position`)"));
+            return Err(value_error(
+                "openingline",
+                keyword,
+                "proto=codecup with it (UCI engines are told setups by `position`)",
+            ));
         }
         if spec.proto == Proto::Codecup && spec.limits.tc.is_none() {
             spec.limits.tc = Some(TimeControl {
@@ -423,7 +431,12 @@ mod tests {
     fn an_opening_line_is_one_word_for_codecup_engines_only() {
         let spec = EngineSpec::from_tokens(&["cmd=x", "proto=codecup", "openingline=Opening"]).unwrap();
         assert_eq!(spec.opening_line.as_deref(), Some("Opening"));
-        assert_eq!(EngineSpec::from_tokens(&["cmd=x", "proto=codecup"]).unwrap().opening_line, None);
+        assert_eq!(
+            EngineSpec::from_tokens(&["cmd=x", "proto=codecup"])
+                .unwrap()
+                .opening_line,
+            None
+        );
         let uci = EngineSpec::from_tokens(&["cmd=x", "depth=1", "openingline=Opening"]).unwrap_err();
         assert!(uci.to_string().contains("proto=codecup"), "{uci}");
         let two = EngineSpec::from_tokens(&["cmd=x", "proto=codecup", "openingline=Open ing"]).unwrap_err();

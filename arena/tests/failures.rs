@@ -162,7 +162,11 @@ fn codecup_engines_with_an_opening_line_are_told_the_runs_setups() {
     let dir = scratch("codecup-opening");
     let book = dir.join("book.txt");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(&book, "AWNAADADAFFAADDA aaaaaffdaddadnwa\nDAAAWNAAFDAADFAD adaafnwaddafaaad\n").unwrap();
+    std::fs::write(
+        &book,
+        "AWNAADADAFFAADDA aaaaaffdaddadnwa\nDAAAWNAAFDAADFAD adaafnwaddafaaad\n",
+    )
+    .unwrap();
     let out = dir.join("run");
     let mut args = strings(&["match", "--quiet", "--games", "4", "--concurrency", "2", "--openings"]);
     args.push(format!("file={}", book.display()));
@@ -182,7 +186,11 @@ fn codecup_engines_with_an_opening_line_are_told_the_runs_setups() {
         // The mock exits on a move it cannot play, so a game that went past
         // the setups with both sides moving proves it heard them.
         assert!(!r.termination.is_forfeit(), "{r:?}");
-        assert_eq!((r.red_setup.as_str(), r.blue_setup.as_str()), expected[(r.game / 2) as usize], "{r:?}");
+        assert_eq!(
+            (r.red_setup.as_str(), r.blue_setup.as_str()),
+            expected[(r.game / 2) as usize],
+            "{r:?}"
+        );
     }
     replay_ok(&out);
 
