@@ -122,15 +122,9 @@ fn reconnect(settings: &WorkerSettings, observer: &dyn WorkerObserver, stop: &At
     }
 }
 
-/// The cached engine of hash `sha`, fetched if missing; its bytes are
-/// checked against the hash every time.
-fn cached_engine(client: &mut Client, cache: &Path, sha: &str) -> Result<Result<PathBuf, EngineRefused>, DbError> {
-    let path = cache.join(sha);
-    if let Ok(bytes) = std::fs::read(&path)
-        && sha256_hex(&bytes) == sha
-    {
-        return Ok(Ok(path));
-    }
+/// The stored bytes of engine `sha`, refused when missing or when they do
+/// not hash to `sha`.
+fn stored_engine(client: &mut Client, sha: &str) -> Result<Result<Vec<u8>, EngineRefused>, DbError> {
     let Some(bytes) = engine_bytes(client, sha)? else {
         return Ok(Err(EngineRefused(format!("engine {sha} is not in the database"))));
     };
@@ -140,6 +134,22 @@ fn cached_engine(client: &mut Client, cache: &Path, sha: &str) -> Result<Result<
             "the stored engine {sha} does not match its hash (its bytes hash to {actual}): refused"
         ))));
     }
+    Ok(Ok(bytes))
+}
+
+/// The cached engine of hash `sha`, fetched if missing; its bytes are
+/// checked against the hash every time.
+fn cached_engine(client: &mut Client, cache: &Path, sha: &str) -> Result<Result<PathBuf, EngineRefused>, DbError> {
+    let path = cache.join(sha);
+    if let Ok(bytes) = std::fs::read(&path)
+        && sha256_hex(&bytes) == sha
+    {
+        return Ok(Ok(path));
+    }
+    let bytes = match stored_engine(client, sha)? {
+        Ok(bytes) => bytes,
+        Err(refused) => return Ok(Err(refused)),
+    };
     let fail = |e: std::io::Error| {
         Ok(Err(EngineRefused(format!(
             "cannot cache engine {sha} in {}: {e}",
@@ -184,15 +194,10 @@ fn cached_engine_dir(client: &mut Client, cache: &Path, sha: &str) -> Result<Res
         // A tampered or half-removed copy: unpack it afresh.
         let _ = std::fs::remove_dir_all(&path);
     }
-    let Some(bytes) = engine_bytes(client, sha)? else {
-        return Ok(Err(EngineRefused(format!("engine {sha} is not in the database"))));
+    let bytes = match stored_engine(client, sha)? {
+        Ok(bytes) => bytes,
+        Err(refused) => return Ok(Err(refused)),
     };
-    let actual = sha256_hex(&bytes);
-    if actual != sha {
-        return Ok(Err(EngineRefused(format!(
-            "the stored engine {sha} does not match its hash (its bytes hash to {actual}): refused"
-        ))));
-    }
     if !is_pack(&bytes) {
         return Ok(Err(EngineRefused(format!(
             "engine {sha} is a single program, but the run gives it a directory"

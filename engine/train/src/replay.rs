@@ -180,6 +180,20 @@ pub enum FileError {
     Record(results::ReadError),
 }
 
+/// The columns `Game, Status1, Status2, Score1, Score2, Moves` of a
+/// CodeCup transcript's header, or `None` for another header.
+fn codecup_columns(headers: &csv::StringRecord) -> Option<[usize; 6]> {
+    let col = |name: &str| headers.iter().position(|h| h.trim() == name);
+    Some([
+        col("Game")?,
+        col("Status1")?,
+        col("Status2")?,
+        col("Score1")?,
+        col("Score2")?,
+        col("Moves")?,
+    ])
+}
+
 /// Checks every game of a CodeCup transcript or arena record file.
 ///
 /// # Errors
@@ -188,16 +202,8 @@ pub enum FileError {
 pub fn check_file(path: &Path) -> Result<FileReport, FileError> {
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_path(path)?;
     let headers = reader.headers()?.clone();
-    let col = |name: &str| headers.iter().position(|h| h.trim() == name);
-    match (
-        col("Game"),
-        col("Status1"),
-        col("Status2"),
-        col("Score1"),
-        col("Score2"),
-        col("Moves"),
-    ) {
-        (Some(game), Some(s1), Some(s2), Some(p1), Some(p2), Some(moves)) => {
+    match codecup_columns(&headers) {
+        Some([game, s1, s2, p1, p2, moves]) => {
             let mut report = FileReport::default();
             for (row, record) in reader.records().enumerate() {
                 let checked = match record {
@@ -300,7 +306,6 @@ pub struct RecordedGames {
 pub fn read_games(path: &Path) -> Result<RecordedGames, FileError> {
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_path(path)?;
     let headers = reader.headers()?.clone();
-    let col = |name: &str| headers.iter().position(|h| h.trim() == name);
     let mut out = RecordedGames::default();
     let mut keep = |id: String, moves: &str, checked: bool| {
         let game = checked
@@ -330,15 +335,8 @@ pub fn read_games(path: &Path) -> Result<RecordedGames, FileError> {
             None => out.skipped += 1,
         }
     };
-    match (
-        col("Game"),
-        col("Status1"),
-        col("Status2"),
-        col("Score1"),
-        col("Score2"),
-        col("Moves"),
-    ) {
-        (Some(game), Some(s1), Some(s2), Some(p1), Some(p2), Some(moves)) => {
+    match codecup_columns(&headers) {
+        Some([game, s1, s2, p1, p2, moves]) => {
             for (row, record) in reader.records().enumerate() {
                 match record {
                     Err(_) => keep(format!("row {}", row + 2), "", false),
