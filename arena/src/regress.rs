@@ -830,7 +830,8 @@ pub struct LedgerRow {
     pub elo1: f64,
     /// The limits, e.g. `tc=10+0.1`.
     pub tc: String,
-    /// Games counted.
+    /// Games played (those in `out`): the pentanomial's pairs, and a game
+    /// of a pair still being played when the SPRT decided.
     pub games: u64,
     /// Pairs `[ll, ld, dd, wd, ww]` from dev's side.
     pub pentanomial: [u64; 5],

@@ -182,7 +182,10 @@ fn a_weakening_fails_the_nonregression_test_and_an_engine_does_not_fail_against_
         ("nonregression", -1.75, 0.25)
     );
     assert_eq!(row.tc, "depth=2");
-    assert_eq!(row.pentanomial.iter().sum::<u64>() * 2, row.games);
+    // The games played: the SPRT's pairs, and at most one game of each
+    // pair still being played on the two slots when it decided.
+    let paired = row.pentanomial.iter().sum::<u64>() * 2;
+    assert!((paired..=paired + 2).contains(&row.games), "{row:?}");
     assert!(row.games < 4000 && row.nelo < 0.0, "{row:?}");
     // The SPRT stopped at its lower bound: log(β / (1 - α)).
     assert!(row.llr <= (0.05f64 / 0.95).ln() + 1e-9, "{row:?}");
