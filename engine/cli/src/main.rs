@@ -73,7 +73,7 @@ enum Command {
         /// Search depth, plies.
         #[arg(long, default_value_t = leaper::server::bench::DEFAULT_DEPTH)]
         depth: u32,
-        /// Evaluation to search with: material, psq, full, nnue or linear (default: the engine's, full).
+        /// Evaluation to search with: material, psq, full, nnue or linear (default: the engine's default, that of the UCI option Eval).
         #[arg(long, value_parser = eval_cli::parse_kind)]
         eval: Option<EvalKind>,
         /// A network or linear model file for nnue or linear (as the UCI option EvalFile).
