@@ -59,6 +59,17 @@ impl LinearNet {
         }
     }
 
+    /// The float model whose integer form this is (weights in logit
+    /// units): the start of a training run that refines it.
+    /// `LinearNet::from_model(&net.to_model()) == net`.
+    pub fn to_model(&self) -> LinearModel {
+        let f = |w: i32| w as f32 / EVAL_SCALE as f32;
+        LinearModel {
+            weights: self.weights.iter().map(|&w| f(w)).collect(),
+            bias: f(self.bias),
+        }
+    }
+
     /// The weight of feature `f` and the bias, in evaluation units.
     pub fn weight(&self, f: u16) -> i32 {
         self.weights.get(f as usize).copied().unwrap_or(0)

@@ -117,3 +117,21 @@ fn linear_model_files_round_trip_and_damage_is_named() {
     let err = LinearNet::from_bytes(&bad).expect_err("weight out of range");
     assert!(matches!(err, NetFileError::LinearWeightRange { index: 0, .. }), "{err}");
 }
+
+#[test]
+fn an_integer_linear_model_turns_back_into_the_float_model_it_came_from() {
+    let net = LinearNet::from_model(&random_model(5));
+    let model = net.to_model();
+    assert_eq!(LinearNet::from_model(&model), net);
+    // The float model of the embedded file evaluates as the file does.
+    let shipped = LinearNet::from_bytes(include_bytes!("../../data/leaper.linear")).expect("the embedded model loads");
+    let back = shipped.to_model();
+    for pos in random_game(7).0.iter().filter(|p| p.terminal().is_none()) {
+        let float = back.predict(&Sample::new(pos, 0, 0.5, 0.0)) * EVAL_SCALE as f32;
+        assert!(
+            (float - shipped.evaluate(pos) as f32).abs() < 1.0,
+            "{float} against {}",
+            shipped.evaluate(pos)
+        );
+    }
+}

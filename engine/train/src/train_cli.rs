@@ -117,6 +117,12 @@ pub struct TrainArgs {
     /// Continue from the checkpoint in `--checkpoint DIR`.
     #[arg(long, requires = "checkpoint")]
     pub resume: bool,
+    /// Start from this linear model file (a `LEAPLINR` file, e.g. the
+    /// embedded `engine/data/leaper.linear`) instead of zero weights: the
+    /// new data refines what the model already knows. `--model linear`
+    /// only.
+    #[arg(long, value_name = "FILE", conflicts_with = "resume")]
+    pub init: Option<PathBuf>,
 }
 
 impl TrainArgs {
@@ -132,6 +138,14 @@ impl TrainArgs {
         }
         if !(self.lr_decay > 0.0 && self.lr_decay <= 1.0) {
             bail!("--lr-decay {} is outside (0, 1]", self.lr_decay);
+        }
+        if let Some(init) = &self.init
+            && self.model != ModelKind::Linear
+        {
+            bail!(
+                "--init {} starts a linear model; it needs --model linear",
+                init.display()
+            );
         }
         Ok(())
     }
@@ -199,11 +213,20 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
                 m.quantize().save(path)
             })
         }
-        ModelKind::Linear => fit(
-            Trainer::new(LinearModel::default(), samples, config),
-            &setting,
-            |m, path| LinearNet::from_model(m).save(path),
-        ),
+        ModelKind::Linear => {
+            let start = match &args.init {
+                Some(path) => {
+                    let net = LinearNet::load(path)
+                        .with_context(|| format!("cannot start from --init {}", path.display()))?;
+                    println!("starting from the linear model {}", path.display());
+                    net.to_model()
+                }
+                None => LinearModel::default(),
+            };
+            fit(Trainer::new(start, samples, config), &setting, |m, path| {
+                LinearNet::from_model(m).save(path)
+            })
+        }
     }
 }
 

@@ -194,6 +194,58 @@ fn the_linear_model_trains_through_the_same_command_and_exports_its_file() {
     );
     // It is no network file.
     assert!(QuantNetwork::load(&out_path).is_err());
+
+    // A run started from it (`--init`) begins where the first ended: its
+    // epoch 0 is the written model's loss on the same held-out games (up
+    // to the integer rounding of the file), well below a cold start's.
+    let warm_path = dir.path().join("warm.linear");
+    let mut warm_args = vec![
+        "train",
+        "--model",
+        "linear",
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        warm_path.to_str().unwrap(),
+        "--epochs",
+        "1",
+        "--batch",
+        "32",
+        "--lr",
+        "0.01",
+        "--lambda",
+        "0",
+        "--val-fraction",
+        "0.2",
+        "--threads",
+        "2",
+        "--init",
+        out_path.to_str().unwrap(),
+    ];
+    let out = run(&warm_args);
+    let warm = text(&out.stdout);
+    assert!(out.status.success(), "{warm}\n{}", text(&out.stderr));
+    assert!(warm.contains("starting from the linear model"), "{warm}");
+    let best = losses.iter().map(|l| l.1).fold(f32::INFINITY, f32::min);
+    let warm_losses = validation_losses(&warm);
+    assert!(
+        (warm_losses[0].1 - best).abs() < 2e-3,
+        "warm start {warm} against the best {best}"
+    );
+    assert!(warm_losses[0].1 < losses[0].1 - 0.01, "{warm}");
+    // Only a linear model starts so, and a file that is not one is named.
+    let not_linear = dir.path().join("not.linear");
+    std::fs::write(&not_linear, b"garbage").unwrap();
+    let last = warm_args.len() - 1;
+    warm_args[last] = not_linear.to_str().unwrap();
+    let out = run(&warm_args);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("not.linear"), "{}", text(&out.stderr));
+    warm_args[last] = out_path.to_str().unwrap();
+    warm_args[2] = "nnue";
+    let out = run(&warm_args);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("--model linear"), "{}", text(&out.stderr));
 }
 
 /// `--export best` (the default) writes the network of the epoch with the
