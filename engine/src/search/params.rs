@@ -215,18 +215,18 @@ macro_rules! tunables {
 }
 
 tunables! {
-    aspiration_window: i32 = 1000, 50, 20000, 150.0, 0.002, "1/10000 logit: half-width of the first aspiration window";
+    aspiration_window: i32 = 2135, 50, 20000, 150.0, 0.002, "1/10000 logit: half-width of the first aspiration window";
     aspiration_min_depth: i32 = 4, 1, 32, 1.0, 0.002, "plies: first iteration searched with an aspiration window";
-    futility_margin: i32 = 2500, 0, 30000, 250.0, 0.002, "1/10000 logit per ply of depth: quiet moves are skipped when the static eval plus this times the depth is at most alpha";
-    futility_depth: i32 = 2, 1, 8, 0.5, 0.002, "plies: the deepest remaining depth at which futility pruning applies";
-    reverse_futility_margin: i32 = 1500, 0, 30000, 150.0, 0.002, "1/10000 logit per ply of depth: a node whose static eval minus this times the depth is at least beta returns the eval";
-    reverse_futility_depth: i32 = 3, 1, 8, 0.5, 0.002, "plies: the deepest remaining depth at which reverse futility pruning applies";
-    null_move_margin: i32 = 1000, 0, 20000, 150.0, 0.002, "1/10000 logit: a null move is tried when the static eval is at least beta plus this";
-    null_move_reduction: i32 = 3, 1, 8, 0.5, 0.002, "plies: depth taken off a null-move search (plus a ply per 6 of depth)";
+    futility_margin: i32 = 31, 0, 30000, 250.0, 0.002, "1/10000 logit per ply of depth: quiet moves are skipped when the static eval plus this times the depth is at most alpha";
+    futility_depth: i32 = 4, 1, 8, 0.5, 0.002, "plies: the deepest remaining depth at which futility pruning applies";
+    reverse_futility_margin: i32 = 3248, 0, 30000, 150.0, 0.002, "1/10000 logit per ply of depth: a node whose static eval minus this times the depth is at least beta returns the eval";
+    reverse_futility_depth: i32 = 2, 1, 8, 0.5, 0.002, "plies: the deepest remaining depth at which reverse futility pruning applies";
+    null_move_margin: i32 = 828, 0, 20000, 150.0, 0.002, "1/10000 logit: a null move is tried when the static eval is at least beta plus this";
+    null_move_reduction: i32 = 4, 1, 8, 0.5, 0.002, "plies: depth taken off a null-move search (plus a ply per 6 of depth)";
     null_move_min_depth: i32 = 2, 1, 16, 0.5, 0.002, "plies: the least remaining depth at which a null move is tried";
-    lmr_base: i32 = 75, 0, 300, 10.0, 0.002, "1/100 ply: constant term of the late-move reduction";
-    lmr_divisor: i32 = 225, 100, 600, 20.0, 0.002, "1/100: ln(depth) * ln(move number) is divided by this for the reduction";
-    lmr_start: i32 = 3, 1, 20, 1.0, 0.002, "moves: how many moves of a node are searched before reductions begin";
+    lmr_base: i32 = 102, 0, 300, 10.0, 0.002, "1/100 ply: constant term of the late-move reduction";
+    lmr_divisor: i32 = 162, 100, 600, 20.0, 0.002, "1/100: ln(depth) * ln(move number) is divided by this for the reduction";
+    lmr_start: i32 = 2, 1, 20, 1.0, 0.002, "moves: how many moves of a node are searched before reductions begin";
     lmr_min_depth: i32 = 3, 2, 10, 0.5, 0.002, "plies: the least remaining depth at which moves are reduced";
     optimism: i32 = 500, 0, 5000, 100.0, 0.002, "1/10000 logit: a repeated position scores this below a draw for the engine's own side (above for the other)";
     time_move_decay_permille: i32 = 30, 0, 300, 10.0, 0.002, "1/1000: geometric allocation, each move gets this much less time than the one before";
