@@ -1,5 +1,6 @@
 //! The database commands of the `arena` binary: `arena match|gauntlet|
-//! roundrobin --db URL` (create a run and follow it), `arena worker`,
+//! roundrobin --db URL` (create a run and follow it; `arena tune --db` is
+//! in [`crate::tune_cli`]), `arena worker`,
 //! `arena status` (which can also follow a run again) and `arena export`. The work is the library's
 //! [`arena::db`]; this module prints. A database URL is only ever shown
 //! without its password.
@@ -231,6 +232,9 @@ pub fn status(args: &StatusArgs) -> anyhow::Result<()> {
     if args.follow
         && let Some(id) = args.run
     {
+        if db::run_of(&mut client, id)?.mode == db::TUNE_MODE {
+            return crate::tune_cli::follow(&mut client, id, args.quiet);
+        }
         return follow(&mut client, id, args.quiet);
     }
     let runs = match args.run {
@@ -282,6 +286,23 @@ pub fn status(args: &StatusArgs) -> anyhow::Result<()> {
             p.wd,
             p.ww
         );
+        if let Some(tune) = db::tune_of(&mut client, run.id)? {
+            let tuner = &tune.tuner;
+            let values: Vec<String> = tuner
+                .named_values()
+                .into_iter()
+                .map(|(name, value)| format!("{name}={value}"))
+                .collect();
+            println!(
+                "  tune: {}/{} games told, {} updates, {} trials in play, draws {:.0}%; values {}",
+                tuner.games(),
+                tuner.budget_games(),
+                tuner.updates(),
+                tuner.pending().count(),
+                100.0 * tuner.draw_ratio(),
+                values.join(" ")
+            );
+        }
         if let Some((_, st)) = &s.sprt {
             println!(
                 "  SPRT: LLR {:.2} ({:.2}, {:.2}): {}",

@@ -10,6 +10,10 @@
 //! the cache under its hash and packed again before every batch, so a
 //! cached tree changed since is replaced, never run.
 //!
+//! A batch of a tuning run is one of its tuner's trials: the plus and
+//! minus engines play with the options its row carries
+//! ([`super::tune`]), and recording it tells the tuner.
+//!
 //! A run whose engine does not match its stored hash is refused: its
 //! batch is released for other workers and this worker claims no more of
 //! it. A lost connection (a database restart) is retried with backoff.
@@ -25,6 +29,7 @@ use postgres::Client;
 use super::pack::{is_pack, pack_dir, unpack};
 use super::queue::{Claim, DbRun, Recorded, StoredGame, release_batch, sha256_hex};
 use super::submit::engine_dir;
+use super::tune::{TUNE_MODE, TrialBatch, batch_trial, tune_job};
 use super::{DbError, config_of, connect, engine_bytes, heartbeat, record_batch, register_worker, run_engines, run_of};
 use crate::player::EngineFailure;
 use crate::pool::{Feed, play_fed};
@@ -259,6 +264,8 @@ fn localize(client: &mut Client, cache: &Path, mut run: DbRun) -> Result<Result<
 /// The games of one batch, fed to the pool; stops when the lease is lost.
 struct BatchFeed<'a> {
     schedule: &'a Schedule,
+    /// The trial of a tuning run's batch: its engines' options.
+    trial: Option<&'a TrialBatch>,
     todo: std::ops::Range<u64>,
     games: Vec<StoredGame>,
     lost: &'a AtomicBool,
@@ -271,7 +278,10 @@ impl Feed for BatchFeed<'_> {
         if self.lost.load(Ordering::Relaxed) {
             return Ok(None);
         }
-        Ok(self.todo.next().and_then(|id| self.schedule.job(id)))
+        Ok(self.todo.next().and_then(|id| match self.trial {
+            Some(trial) => tune_job(self.schedule, trial, id),
+            None => self.schedule.job(id),
+        }))
     }
 
     fn finished(&mut self, game: FinishedGame) -> Result<bool, Self::Error> {
@@ -288,6 +298,7 @@ impl Feed for BatchFeed<'_> {
 fn play_batch(
     settings: &WorkerSettings,
     run: &DbRun,
+    trial: Option<&TrialBatch>,
     claim: &Claim,
     observer: &Arc<dyn WorkerObserver>,
 ) -> Option<Vec<StoredGame>> {
@@ -325,6 +336,7 @@ fn play_batch(
     let schedule = run.schedule();
     let mut feed = BatchFeed {
         schedule: &schedule,
+        trial,
         todo: claim.games(),
         games: Vec::new(),
         lost: &lost,
@@ -383,7 +395,22 @@ pub fn run_worker(
                     return Ok(true);
                 }
             };
-            let Some(games) = play_batch(settings, &run, &claim, &observer) else {
+            // A tuning run's batch is a trial: its engines play with the
+            // trial's options.
+            let trial = if run.mode == TUNE_MODE {
+                let Some(trial) = batch_trial(&mut client, &claim)? else {
+                    let reason = format!("batch {} of the tuning run carries no trial", claim.batch);
+                    observer.run_refused(claim.run, &reason);
+                    refused.insert(claim.run);
+                    release_batch(&mut client, &claim)?;
+                    report.dropped += 1;
+                    return Ok(true);
+                };
+                Some(trial)
+            } else {
+                None
+            };
+            let Some(games) = play_batch(settings, &run, trial.as_ref(), &claim, &observer) else {
                 observer.lease_lost(&claim);
                 report.dropped += 1;
                 return Ok(true);
