@@ -24,6 +24,7 @@ use std::str::FromStr;
 
 use thiserror::Error;
 
+pub use crate::bench::{DbBenchFigures, DbBenchSettings, db_bench};
 pub use export::{ExportError, export_run, standings, summary};
 pub use pack::{PackError, is_pack, pack_dir, unpack};
 pub use queue::{

@@ -22,7 +22,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use postgres::Client;
 
@@ -100,6 +100,12 @@ pub struct WorkerReport {
     pub games: u64,
     /// Batches dropped (lease lost) or refused.
     pub dropped: u64,
+    /// Time spent on the database for the batches it claimed: claiming,
+    /// reading the run, recording; not the waits for work.
+    pub db_time: Duration,
+    /// Time spent making sure the run's engines are in the cache, their
+    /// hashes checked (fetched from the database when missing).
+    pub cache_time: Duration,
 }
 
 /// Whether `error` means the connection is gone (worth reconnecting).
@@ -380,12 +386,18 @@ pub fn run_worker(
         let step = (|| -> Result<bool, DbError> {
             register_worker(&mut client, &settings.name, &host)?;
             let skip: Vec<i64> = refused.iter().copied().collect();
+            let began = Instant::now();
             let Some(claim) = super::claim_batch(&mut client, &settings.name, settings.lease, &skip)? else {
                 return Ok(false);
             };
             observer.claimed(&claim);
             let run = run_of(&mut client, claim.run)?;
-            let run = match localize(&mut client, &settings.cache, run)? {
+            report.db_time += began.elapsed();
+            let checking = Instant::now();
+            let localized = localize(&mut client, &settings.cache, run)?;
+            report.cache_time += checking.elapsed();
+            let began = Instant::now();
+            let run = match localized {
                 Ok(run) => run,
                 Err(EngineRefused(reason)) => {
                     observer.run_refused(claim.run, &reason);
@@ -410,6 +422,7 @@ pub fn run_worker(
             } else {
                 None
             };
+            report.db_time += began.elapsed();
             let Some(games) = play_batch(settings, &run, trial.as_ref(), &claim, &observer) else {
                 observer.lease_lost(&claim);
                 report.dropped += 1;
@@ -418,6 +431,7 @@ pub fn run_worker(
             // The games are kept across a reconnection: the lease may
             // still hold when the database is back.
             let mut wait = Duration::from_millis(200);
+            let began = Instant::now();
             let recorded = loop {
                 match record_batch(&mut client, &claim, &settings.name, &games) {
                     Ok(r) => break r,
@@ -432,6 +446,7 @@ pub fn run_worker(
                     Err(e) => return Err(e),
                 }
             };
+            report.db_time += began.elapsed();
             observer.recorded(&claim, &recorded);
             match recorded {
                 Recorded::Counted { games, .. } => {
