@@ -278,7 +278,17 @@ fn export_and_check(url: &str, id: i64, dir: &Path, games: u64, updates: usize) 
     let config: arena::TuneConfig =
         serde_json::from_str(&std::fs::read_to_string(out.join("tune.json")).expect("tune.json")).expect("parses");
     assert_eq!(config.games, games);
-    assert_eq!(common::games(&out).len() as u64, games);
+    let records = common::games(&out);
+    assert_eq!(records.len() as u64, games);
+    // Each game's event names its trial, as a local tune's do.
+    let finished: Vec<_> = common::events(&out)
+        .into_iter()
+        .filter(|e| e["event"] == "game-finished")
+        .collect();
+    assert_eq!(finished.len() as u64, games);
+    for (event, record) in finished.iter().zip(&records) {
+        assert_eq!(event["trial"], record.round, "{event}");
+    }
 }
 
 #[test]

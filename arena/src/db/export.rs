@@ -102,7 +102,9 @@ pub fn export_run(client: &mut impl GenericClient, id: i64, out: &Path) -> Resul
     );
     for game in &games {
         writer.write(&game.record).map_err(|e| write_err(&games_path)(&e))?;
-        write_game_events(&events, &game.record, &game.violations, None);
+        // A tuning run's games carry their trial, as a local tune writes them.
+        let trial = (run.mode == super::tune::TUNE_MODE).then_some(game.record.round);
+        write_game_events(&events, &game.record, &game.violations, trial);
     }
     drop(writer);
     let summary = summary(&run, &games)?;
