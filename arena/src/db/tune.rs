@@ -438,3 +438,99 @@ pub fn export_tune(client: &mut impl GenericClient, run: i64, out: &Path) -> Res
     write_tune_files(out, &tune.config, &tune.tuner, &rows)?;
     Ok(true)
 }
+
+#[cfg(test)]
+mod tests {
+    use results::{GameRecord, GameResult, Termination};
+
+    use super::*;
+
+    fn game(id: u64, red: &str, blue: &str, result: GameResult) -> StoredGame {
+        StoredGame {
+            record: GameRecord {
+                game: id,
+                pair: id / 2,
+                round: 0,
+                red: red.to_owned(),
+                blue: blue.to_owned(),
+                red_setup: String::new(),
+                blue_setup: String::new(),
+                result,
+                termination: Termination::WazirCaptured,
+                plies: 10,
+                red_ms: 0,
+                blue_ms: 0,
+                moves: Vec::new(),
+            },
+            violations: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_trials_pairs_are_counted_from_the_plus_engines_side_and_an_incomplete_pair_is_left_out() {
+        let claim = Claim {
+            run: 1,
+            batch: 3,
+            first_pair: 6,
+            pairs: 3,
+            token: 9,
+        };
+        let (p, m) = ("x-plus", "x-minus");
+        let games = [
+            // Pair 6: plus wins as Red, draws as Blue.
+            game(12, p, m, GameResult::RedWins),
+            game(13, m, p, GameResult::Draw),
+            // Pair 7: plus loses both.
+            game(14, p, m, GameResult::BlueWins),
+            game(15, m, p, GameResult::RedWins),
+            // Pair 8: one game only.
+            game(16, p, m, GameResult::RedWins),
+        ];
+        let result = pentanomial_of(&games, &claim, p);
+        assert_eq!(result, Pentanomial::new(1, 0, 0, 1, 0));
+        assert_eq!(result.pairs(), 2);
+    }
+
+    #[test]
+    fn a_trials_options_replace_the_engines_own_of_the_same_name() {
+        let spec = EngineSpec::from_tokens(&["cmd=/bin/true", "name=x", "depth=1", "option.Knob=1", "option.Hash=8"])
+            .expect("spec");
+        let set = with_options(&spec, &[("knob".to_owned(), "7".to_owned())]);
+        assert_eq!(
+            set.options,
+            vec![("Hash".to_owned(), "8".to_owned()), ("knob".to_owned(), "7".to_owned())]
+        );
+    }
+
+    #[test]
+    fn a_tuning_runs_match_covers_the_budget_with_the_plus_engine_first() {
+        let config = TuneConfig {
+            engine: EngineSpec::from_tokens(&["cmd=/bin/true", "name=x", "depth=1"]).expect("spec"),
+            games: 25,
+            concurrency: 1,
+            openings: None,
+            seed: 5,
+            pairs_per_trial: 2,
+            recipe: spsa::Recipe::default(),
+        };
+        let run = run_config_of(&config);
+        run.validate().expect("a valid match");
+        let names: Vec<&str> = run.engines.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["x-plus", "x-minus"]);
+        assert_eq!((run.games, run.seed), (24, 5));
+        // Game 2p is the plus engine's as Red, on pair p's opening.
+        let schedule = Schedule::new(&run, None);
+        let trial = TrialBatch {
+            trial: 4,
+            plus: vec![("Knob".to_owned(), "6".to_owned())],
+            minus: vec![("Knob".to_owned(), "4".to_owned())],
+        };
+        let job = tune_job(&schedule, &trial, 17).expect("in the budget");
+        assert_eq!((job.red.name.as_str(), job.blue.name.as_str()), ("x-minus", "x-plus"));
+        assert_eq!(job.round, 4);
+        assert!(job.blue.options.contains(&("Knob".to_owned(), "6".to_owned())));
+        assert!(job.red.options.contains(&("Knob".to_owned(), "4".to_owned())));
+        let opening = crate::openings::OpeningSource::Random { seed: 5 }.opening(8);
+        assert_eq!(job.setups, Some((opening.red, opening.blue)));
+    }
+}
