@@ -4,8 +4,9 @@
 //! every game is in the ledger once, the tuner told exactly the ledger's
 //! pairs, and a fresh local tuner fed the ledger's trials in the order the
 //! database told them moves to the very same values, after every update.
-//! Then the faults: a worker killed (`kill -9`) in the middle of a trial
-//! and the creating process killed while it follows the run; the run still
+//! Then the faults: a worker killed (`kill -9`) in the middle of a trial,
+//! the creating process killed while it follows the run, and a worker
+//! frozen (`SIGSTOP`) past its lease and then resumed; the run still
 //! spends its budget, with nothing told twice.
 
 mod common;
@@ -391,4 +392,46 @@ fn kill_9_of_a_worker_mid_trial_and_of_the_creator_count_nothing_twice() {
     );
     let text = String::from_utf8_lossy(&follow.stdout);
     assert!(text.contains("tuned 2 parameters of mock in 24 games"), "{text}");
+}
+
+#[test]
+fn a_worker_frozen_past_its_lease_has_its_late_trial_refused_not_told_twice() {
+    let Some(test_db) = db_common::fresh("db_tune_freeze") else {
+        return;
+    };
+    let url = &test_db.url;
+    let dir = scratch("db-tune-freeze");
+    let mut args = tune_args(url, &dir, 16, 10, 2);
+    args.push("--detach".to_owned());
+    let (creator, _stdout, id) = spawn_creator(&args);
+    assert!(common::wait_bounded(creator, LIMIT, "the creator").status.success());
+    let mut frozen = Worker::start(url, "frozen", "1.5", &dir.join("cache"));
+    frozen.wait_for(": games ");
+    let pid = Pid::from_raw(i32::try_from(frozen.child.id()).expect("pid"));
+    kill(pid, Signal::SIGSTOP).expect("SIGSTOP");
+    // Another worker takes the frozen one's trial once its lease runs out,
+    // and plays the run to its end.
+    let rescuer = Worker::start(url, "rescuer", "1.5", &dir.join("cache"));
+    rescuer.finish();
+    let updates = check_against_ledger(url, id, 16);
+    let state = arena::db::tune_of(&mut client(url), id)
+        .expect("tune")
+        .expect("tuning run");
+    // Resumed, the frozen worker's results are refused (or its batch
+    // dropped): the tuner is as it was.
+    kill(pid, Signal::SIGCONT).expect("SIGCONT");
+    let said = frozen.finish();
+    assert!(
+        said.contains("results refused, the lease was lost") || said.contains("lease lost, batch dropped"),
+        "{said}"
+    );
+    assert!(!said.contains(" games recorded (run "), "{said}");
+    let after = arena::db::tune_of(&mut client(url), id)
+        .expect("tune")
+        .expect("tuning run");
+    assert_eq!(
+        after.tuner.to_json().expect("json"),
+        state.tuner.to_json().expect("json")
+    );
+    assert_eq!(check_against_ledger(url, id, 16), updates);
 }
