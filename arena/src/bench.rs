@@ -4,6 +4,11 @@
 //! (spawn to `readyok`), which is what `restart=on` pays twice per game.
 //! With an instant engine nearly all of the wall time per move is the
 //! round trip through the pipes plus the arena's checking and logging.
+//!
+//! [`db_bench`] measures runs in a database instead: workers on this
+//! machine playing a match of an engine whose move time is fixed and uses
+//! no CPU, for games per second by number of workers (how runs over many
+//! machines scale) and the database's time per game.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -155,3 +160,136 @@ pub fn bench(settings: &BenchSettings) -> Result<BenchFigures, RunError> {
         startups,
     })
 }
+
+/// What to measure with [`db_bench`]: a run in a database played by
+/// workers on this machine, whose engine's move time is fixed and uses no
+/// CPU (the mock engine sleeping), so that they stand for workers on many
+/// machines.
+#[derive(Clone, Debug)]
+pub struct DbBenchSettings {
+    /// The database (a scratch one: each call adds a run).
+    pub url: String,
+    /// What the URL leaves out.
+    pub env: crate::db::PgEnv,
+    /// The engine (both sides play it, under two names).
+    pub engine: EngineSpec,
+    /// Games of the run.
+    pub games: u64,
+    /// Pairs per batch.
+    pub batch_pairs: u64,
+    /// Workers, each a thread with its own connections and one game at a
+    /// time (`arena worker --concurrency 1`).
+    pub workers: usize,
+    /// The engine cache of the workers.
+    pub cache: std::path::PathBuf,
+}
+
+/// The figures of one [`db_bench`] run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DbBenchFigures {
+    /// The run.
+    pub run: i64,
+    /// Games recorded.
+    pub games: u64,
+    /// Moves played (plies of the ledger's games).
+    pub plies: u64,
+    /// From the run's creation to its end.
+    pub wall: Duration,
+    /// The workers' time on the database, summed over workers.
+    pub db_time: Duration,
+    /// The workers' time checking their engine cache, summed.
+    pub cache_time: Duration,
+}
+
+#[allow(clippy::cast_precision_loss)]
+impl DbBenchFigures {
+    /// Games per second.
+    #[must_use]
+    pub fn games_per_second(&self) -> f64 {
+        self.games as f64 / self.wall.as_secs_f64().max(1e-9)
+    }
+
+    /// Milliseconds of database work per game.
+    #[must_use]
+    pub fn db_ms_per_game(&self) -> f64 {
+        self.db_time.as_secs_f64() * 1000.0 / self.games.max(1) as f64
+    }
+
+    /// Milliseconds per game checking the engine cache (hashing the
+    /// engines before every batch).
+    #[must_use]
+    pub fn cache_ms_per_game(&self) -> f64 {
+        self.cache_time.as_secs_f64() * 1000.0 / self.games.max(1) as f64
+    }
+}
+
+/// Creates a match of `settings.games` games in the database and plays it
+/// with `settings.workers` workers (threads of this process, as
+/// [`crate::db::run_worker`] runs in `arena worker`), timing it from the
+/// creation to the end.
+///
+/// # Errors
+/// An engine that fails its check, or the database.
+pub fn db_bench(settings: &DbBenchSettings) -> Result<DbBenchFigures, crate::db::SubmitError> {
+    use crate::db;
+    let mut a = settings.engine.clone();
+    let mut b = a.clone();
+    a.name = format!("{}-a", a.name);
+    b.name = format!("{}-b", b.name);
+    let config = RunConfig {
+        mode: Mode::Match,
+        engines: vec![a, b],
+        games: settings.games.max(2).next_multiple_of(2),
+        ..RunConfig::default()
+    };
+    let mut client = db::connect(&settings.url, &settings.env)?;
+    let start = Instant::now();
+    let run = db::submit_run(&mut client, &config, settings.batch_pairs)?;
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let reports: Vec<Result<db::WorkerReport, db::DbError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..settings.workers.max(1))
+            .map(|i| {
+                let worker = db::WorkerSettings {
+                    url: settings.url.clone(),
+                    env: settings.env.clone(),
+                    name: format!("bench-{run}-{i}"),
+                    concurrency: 1,
+                    cache: settings.cache.clone(),
+                    lease: Duration::from_secs(30),
+                    idle_exit: true,
+                    poll: Duration::from_millis(20),
+                };
+                let stop = &stop;
+                scope.spawn(move || db::run_worker(&worker, Arc::new(Quiet), stop))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(db::DbError::Content("a worker panicked".to_owned())))
+            })
+            .collect()
+    });
+    let wall = start.elapsed();
+    let (mut db_time, mut cache_time) = (Duration::ZERO, Duration::ZERO);
+    for report in reports {
+        let report = report?;
+        db_time += report.db_time;
+        cache_time += report.cache_time;
+    }
+    let games = db::run_scores(&mut client, run)?;
+    Ok(DbBenchFigures {
+        run,
+        games: games.len() as u64,
+        plies: games.iter().map(|g| u64::from(g.record.plies)).sum(),
+        wall,
+        db_time,
+        cache_time,
+    })
+}
+
+/// A worker observer that reports nothing.
+struct Quiet;
+
+impl crate::db::WorkerObserver for Quiet {}

@@ -244,6 +244,24 @@ pub struct BenchArgs {
     /// Games at a time.
     #[arg(long, default_value_t = 1)]
     pub concurrency: usize,
+
+    /// Measure runs in this PostgreSQL database instead (a scratch one: runs are added): games per second
+    /// with each number of --workers on this machine, and the database's milliseconds per game. The engine
+    /// is the mock engine waiting --delay-ms per move (no CPU), standing for workers on many machines.
+    #[arg(long, value_name = "URL")]
+    pub db: Option<String>,
+
+    /// With --db: the numbers of workers to measure.
+    #[arg(long, requires = "db", value_delimiter = ',', default_value = "1,2,3")]
+    pub workers: Vec<usize>,
+
+    /// With --db: the engine's fixed time per move, in milliseconds.
+    #[arg(long, requires = "db", default_value_t = 10)]
+    pub delay_ms: u64,
+
+    /// With --db: game pairs per batch.
+    #[arg(long, requires = "db", default_value_t = 1)]
+    pub batch_pairs: u64,
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -256,6 +274,10 @@ fn median(mut xs: Vec<f64>) -> f64 {
 /// # Errors
 /// No engine, or an engine that fails its check.
 pub fn bench(args: &BenchArgs) -> anyhow::Result<()> {
+    if let Some(url) = &args.db {
+        let mock = sibling("mock-engine")?;
+        return crate::db_cli::bench_db(args, url, &mock);
+    }
     let engine: EngineSpec = if args.engine.is_empty() {
         let mock = sibling("mock-engine")?;
         EngineSpec::from_tokens(&[

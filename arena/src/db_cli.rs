@@ -1,5 +1,6 @@
 //! The database commands of the `arena` binary: `arena match|gauntlet|
-//! roundrobin --db URL` (create a run and follow it), `arena worker`,
+//! roundrobin --db URL` (create a run and follow it; `arena tune --db` is
+//! in [`crate::tune_cli`]), `arena worker`,
 //! `arena status` (which can also follow a run again) and `arena export`. The work is the library's
 //! [`arena::db`]; this module prints. A database URL is only ever shown
 //! without its password.
@@ -231,6 +232,9 @@ pub fn status(args: &StatusArgs) -> anyhow::Result<()> {
     if args.follow
         && let Some(id) = args.run
     {
+        if db::run_of(&mut client, id)?.mode == db::TUNE_MODE {
+            return crate::tune_cli::follow(&mut client, id, args.quiet);
+        }
         return follow(&mut client, id, args.quiet);
     }
     let runs = match args.run {
@@ -282,6 +286,23 @@ pub fn status(args: &StatusArgs) -> anyhow::Result<()> {
             p.wd,
             p.ww
         );
+        if let Some(tune) = db::tune_of(&mut client, run.id)? {
+            let tuner = &tune.tuner;
+            let values: Vec<String> = tuner
+                .named_values()
+                .into_iter()
+                .map(|(name, value)| format!("{name}={value}"))
+                .collect();
+            println!(
+                "  tune: {}/{} games told, {} updates, {} trials in play, draws {:.0}%; values {}",
+                tuner.games(),
+                tuner.budget_games(),
+                tuner.updates(),
+                tuner.pending().count(),
+                100.0 * tuner.draw_ratio(),
+                values.join(" ")
+            );
+        }
         if let Some((_, st)) = &s.sprt {
             println!(
                 "  SPRT: LLR {:.2} ({:.2}, {:.2}): {}",
@@ -331,4 +352,84 @@ pub fn export(args: &ExportArgs) -> anyhow::Result<()> {
 /// binary reads them; the library takes the value.
 pub fn pg_env() -> db::PgEnv {
     db::PgEnv::from_lookup(|name| std::env::var(name).ok())
+}
+
+/// Runs `arena bench --db`: for each number of workers, `runs` runs of
+/// `games` games of the mock engine waiting `delay_ms` per move; prints
+/// each run, then the medians, the speed-up over one worker and the
+/// database's milliseconds per game.
+///
+/// # Errors
+/// Bad flags, an engine that fails its check, the database.
+pub fn bench_db(args: &crate::commands::BenchArgs, url: &str, mock: &std::path::Path) -> anyhow::Result<()> {
+    if args.workers.is_empty() || args.workers.contains(&0) {
+        bail!("--workers {:?}: give numbers of at least 1", args.workers);
+    }
+    if args.batch_pairs == 0 {
+        bail!("--batch-pairs 0: must be at least 1");
+    }
+    let engine = arena::EngineSpec::from_tokens(&[
+        format!("cmd={}", mock.display()),
+        "name=sleeper".to_owned(),
+        "depth=1".to_owned(),
+        format!("option.DelayMs={}", args.delay_ms),
+    ])?;
+    let cache = std::env::temp_dir().join(format!("leaper-arena-bench-{}", std::process::id()));
+    println!(
+        "arena bench --db {}: {} games per run ({} pairs per batch), {} runs per count of workers, the mock engine \
+         waiting {} ms per move",
+        db::redact_url(url),
+        args.games,
+        args.batch_pairs,
+        args.runs.max(1),
+        args.delay_ms
+    );
+    let median = |mut xs: Vec<f64>| {
+        xs.sort_by(f64::total_cmp);
+        xs.get(xs.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    let mut rows = Vec::new();
+    for &workers in &args.workers {
+        let (mut gps, mut db_ms, mut cache_ms, mut plies) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for i in 0..args.runs.max(1) {
+            let f = db::db_bench(&db::DbBenchSettings {
+                url: url.to_owned(),
+                env: pg_env(),
+                engine: engine.clone(),
+                games: args.games,
+                batch_pairs: args.batch_pairs,
+                workers,
+                cache: cache.clone(),
+            })?;
+            println!(
+                "  {workers} workers, run {} (db run {}): {} games, {} moves, {:.2} s: {:.3} games/s, database \
+                 {:.2} ms per game, engine cache check {:.2} ms per game",
+                i + 1,
+                f.run,
+                f.games,
+                f.plies,
+                f.wall.as_secs_f64(),
+                f.games_per_second(),
+                f.db_ms_per_game(),
+                f.cache_ms_per_game()
+            );
+            gps.push(f.games_per_second());
+            db_ms.push(f.db_ms_per_game());
+            cache_ms.push(f.cache_ms_per_game());
+            plies.push(f.plies as f64 / f.games.max(1) as f64);
+        }
+        rows.push((workers, median(gps), median(db_ms), median(cache_ms), median(plies)));
+    }
+    let _ = std::fs::remove_dir_all(&cache);
+    println!("medians:");
+    let base = rows.first().map_or(f64::NAN, |r| r.1 / r.0 as f64);
+    for (workers, gps, db_ms, cache_ms, plies) in &rows {
+        println!(
+            "  {workers} workers: {gps:.3} games/s ({:.2}x one worker), database {db_ms:.2} ms per game, engine \
+             cache check {cache_ms:.2} ms per game, {plies:.1} moves per game ({:.0} ms of engine time)",
+            gps / base,
+            plies * args.delay_ms as f64
+        );
+    }
+    Ok(())
 }

@@ -48,7 +48,7 @@ enum Command {
         command: openings_cli::OpeningsCommand,
     },
     /// Tune an engine's parameters by SPSA, playing it against itself.
-    Tune(arena::TuneSettings),
+    Tune(tune_cli::TuneArgs),
     /// Show runs in the browser: a local web server with the runs, their
     /// charts and a game viewer.
     Serve(arena::serve::ServeArgs),

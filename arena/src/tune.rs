@@ -315,6 +315,9 @@ pub enum TuneError {
     /// The game record could not be read.
     #[error(transparent)]
     Read(#[from] results::ReadError),
+    /// The database of a tuning run (`arena tune --db`).
+    #[error(transparent)]
+    Db(#[from] crate::db::DbError),
 }
 
 /// Asks an engine for its tunable parameters: `uci`, then `spsa` and
@@ -388,7 +391,7 @@ pub fn engine_params(spec: &EngineSpec) -> Result<Vec<Param>, TuneError> {
     Ok(spsa::collect_params(params)?)
 }
 
-fn absolutize(config: &mut TuneConfig, base: &Path) {
+pub(crate) fn absolutize(config: &mut TuneConfig, base: &Path) {
     let fix = |p: &mut PathBuf| {
         if p.is_relative() {
             *p = base.join(&*p);
@@ -441,18 +444,8 @@ pub fn start_tune(
     if out.join(TUNE_FILE).exists() {
         return Err(TuneError::Exists(out));
     }
-    let tuner = Tuner::new(
-        params,
-        spsa::Config {
-            seed: config.seed,
-            pairs_per_trial: config.pairs_per_trial,
-            schedule: config.recipe.schedule(),
-            ..spsa::Config::new(config.games)
-        },
-    )?;
-    let start: Vec<f64> = tuner.params().iter().map(|p| p.start).collect();
-    let info = probe_engine(&config.engine_with(&config.plus_name(), tuner.params(), &start))?;
-    check_option_types(tuner.params(), &info.declared)?;
+    let tuner = new_tuner(&config, params)?;
+    check_engine(&config, &tuner)?;
     std::fs::create_dir_all(&out).map_err(io_error(&out))?;
     // Held to the end of the run: a second runner on `out` is refused.
     let _lock = RunLock::acquire(&out)?;
@@ -479,6 +472,63 @@ pub fn start_tune(
     let tune_path = out.join(TUNE_FILE);
     write_json(&tune_path, &config).map_err(io_error(&tune_path))?;
     execute(config, tuner, history, vec![first], &out, observer, false)
+}
+
+/// A new tuner of `params` with the settings of `config`.
+///
+/// # Errors
+/// [`TuneError::Tuner`] when the tuner refuses the parameters or settings.
+pub fn new_tuner(config: &TuneConfig, params: Vec<Param>) -> Result<Tuner, TuneError> {
+    Ok(Tuner::new(
+        params,
+        spsa::Config {
+            seed: config.seed,
+            pairs_per_trial: config.pairs_per_trial,
+            schedule: config.recipe.schedule(),
+            ..spsa::Config::new(config.games)
+        },
+    )?)
+}
+
+/// Checks that the engine of `config` starts with the tuner's start
+/// values and offers an option of a fitting type for every parameter.
+///
+/// # Errors
+/// [`TuneError::Check`] for an engine that fails, [`TuneError::Invalid`]
+/// for an option of the wrong type.
+pub fn check_engine(config: &TuneConfig, tuner: &Tuner) -> Result<(), TuneError> {
+    let start: Vec<f64> = tuner.params().iter().map(|p| p.start).collect();
+    let info = probe_engine(&config.engine_with(&config.plus_name(), tuner.params(), &start))?;
+    check_option_types(tuner.params(), &info.declared)
+}
+
+/// Writes the files of a tuning run that the tuner's state makes, as a
+/// local run keeps them: `tune.json` (`config`), `state.json`,
+/// `history.csv` (`rows`) and `traces.svg`. `arena export` writes a
+/// database tuning run with it.
+///
+/// # Errors
+/// [`TuneError`] for a file that cannot be written.
+pub fn write_tune_files(out: &Path, config: &TuneConfig, tuner: &Tuner, rows: &[HistoryRow]) -> Result<(), TuneError> {
+    let state = out.join(STATE_FILE);
+    tuner
+        .save(&state)
+        .map_err(|source| TuneError::State { path: state, source })?;
+    let names: Vec<&str> = tuner.params().iter().map(|p| p.name.as_str()).collect();
+    let history_path = out.join(HISTORY_FILE);
+    let mut history = HistoryWriter::create(&history_path, &names).map_err(io_error(&history_path))?;
+    for row in rows {
+        history.append(row).map_err(io_error(&history_path))?;
+    }
+    let files = Files {
+        out,
+        history,
+        rows: rows.to_vec(),
+    };
+    files.traces(tuner)?;
+    let tune_path = out.join(TUNE_FILE);
+    write_json(&tune_path, config).map_err(io_error(&tune_path))?;
+    Ok(())
 }
 
 /// Continues the tuning run saved in `out`, optionally with another number
@@ -734,22 +784,33 @@ fn execute(
 /// Forfeits per engine (each of `engines`, with none as an empty map) and
 /// termination in the game record at `path`.
 fn forfeits(path: &Path, engines: &[String]) -> Result<BTreeMap<String, BTreeMap<String, u64>>, TuneError> {
+    if !path.exists() {
+        return Ok(forfeits_of(std::iter::empty(), engines));
+    }
+    let file = results::read_record_file(path)?;
+    Ok(forfeits_of(file.records(), engines))
+}
+
+/// Forfeits per engine (each of `engines`, with none as an empty map) and
+/// termination among `records`.
+pub fn forfeits_of<'a>(
+    records: impl IntoIterator<Item = &'a results::GameRecord>,
+    engines: &[String],
+) -> BTreeMap<String, BTreeMap<String, u64>> {
     let mut failures: BTreeMap<String, BTreeMap<String, u64>> =
         engines.iter().map(|e| (e.clone(), BTreeMap::new())).collect();
-    if path.exists() {
-        for record in results::read_record_file(path)?.records() {
-            if record.termination.is_forfeit() {
-                let loser = match record.result {
-                    results::GameResult::RedWins => &record.blue,
-                    _ => &record.red,
-                };
-                *failures
-                    .entry(loser.clone())
-                    .or_default()
-                    .entry(record.termination.as_str().to_owned())
-                    .or_default() += 1;
-            }
+    for record in records {
+        if record.termination.is_forfeit() {
+            let loser = match record.result {
+                results::GameResult::RedWins => &record.blue,
+                _ => &record.red,
+            };
+            *failures
+                .entry(loser.clone())
+                .or_default()
+                .entry(record.termination.as_str().to_owned())
+                .or_default() += 1;
         }
     }
-    Ok(failures)
+    failures
 }

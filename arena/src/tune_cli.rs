@@ -4,6 +4,8 @@
 //! module prints: a progress bar on stderr (games, games per second, ETA,
 //! the current values) and, at the end, the tuned values as `name, value`
 //! and `setoption` lines and the `arena match` command that checks them.
+//! With `--db` the run is created in a database ([`arena::db::submit_tune`])
+//! and followed there with the same progress line and final report.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -176,7 +178,20 @@ fn verify_command(report: &TuneReport, out: &Path) -> String {
     words.iter().map(|w| shell_quote(w)).collect::<Vec<_>>().join(" ")
 }
 
-fn print_final(report: &TuneReport, out: &Path) {
+/// Where a tuning run's files are: a local run's directory, or a
+/// database run (exported with `arena export`).
+#[derive(Clone, Copy)]
+enum Where<'a> {
+    Dir(&'a Path),
+    Db(i64),
+}
+
+fn print_final(report: &TuneReport, place: Where<'_>) {
+    let db_out = match place {
+        Where::Db(id) => std::path::PathBuf::from(format!("tune-run-{id}")),
+        Where::Dir(dir) => dir.to_path_buf(),
+    };
+    let out = db_out.as_path();
     let tuner = &report.tuner;
     let tally = tuner.tally();
     let secs = report.elapsed.as_secs_f64();
@@ -234,6 +249,19 @@ fn print_final(report: &TuneReport, out: &Path) {
     }
     println!("\nverify them against the start values (SPRT):");
     println!("{}", verify_command(report, out));
+    if let Where::Db(id) = place {
+        println!(
+            "\nrun {id} in the database; its files ({}, {}, {}, {}, {}, {}): arena export --db URL {id} --out {}",
+            arena::TUNE_FILE,
+            arena::STATE_FILE,
+            arena::HISTORY_FILE,
+            arena::TRACES_FILE,
+            arena::GAMES_FILE,
+            arena::EVENTS_FILE,
+            out.display()
+        );
+        return;
+    }
     println!(
         "\noutput in {}: {}, {}, {}, {}, {}, {}",
         out.display(),
@@ -246,17 +274,111 @@ fn print_final(report: &TuneReport, out: &Path) {
     );
 }
 
+/// The flags of `arena tune`: the library's settings and those of a
+/// tuning run in a database.
+#[derive(Debug, clap::Args)]
+pub struct TuneArgs {
+    #[command(flatten)]
+    pub settings: TuneSettings,
+
+    /// Create the tuning run in this PostgreSQL database instead of playing it here, print `run <ID>`, and
+    /// follow it: `arena worker --db URL` plays its trials on any host, and the tuner's state lives in the
+    /// database. `postgres://USER@HOST:PORT/DB`; what it leaves out comes from PGHOST, PGPORT, PGUSER,
+    /// PGPASSWORD, PGDATABASE.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["resume", "out"])]
+    pub db: Option<String>,
+
+    /// With --db: return once the run is created (stopping the follower never stops the run).
+    #[arg(long, requires = "db")]
+    pub detach: bool,
+
+    /// With --db: trials asked ahead of their results, each a batch a worker claims; at least the number of
+    /// workers keeps them all busy [default: 4].
+    #[arg(long, requires = "db", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub in_flight: Option<u32>,
+}
+
+/// Creates a tuning run in the database, prints `run <ID>`, and follows
+/// it (progress line, then the final report) unless `--detach`.
+fn run_db(args: &TuneArgs, url: &str) -> anyhow::Result<()> {
+    let settings = &args.settings;
+    let mut config = TuneConfig::new(settings)?;
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    arena::db::tune::absolutize_tune(&mut config, &cwd);
+    let params = match &settings.params {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+            spsa::parse_params(&text).with_context(|| format!("{}", path.display()))?
+        }
+        None => arena::engine_params(&config.engine)?,
+    };
+    let mut client = arena::db::connect(url, &crate::db_cli::pg_env())?;
+    let id = arena::db::submit_tune(
+        &mut client,
+        &config,
+        params,
+        args.in_flight.unwrap_or(arena::db::IN_FLIGHT),
+    )?;
+    println!("run {id}");
+    if !settings.quiet {
+        eprintln!(
+            "tuning {} ({}): {} games in the database at {}; play it with `arena worker --db URL` on any host",
+            config.engine.name,
+            config.engine.limits.describe(),
+            config.games,
+            arena::db::redact_url(url)
+        );
+    }
+    if args.detach {
+        return Ok(());
+    }
+    follow(&mut client, id, settings.quiet)
+}
+
+/// Shows the progress of tuning run `id` (the local tune's line: games
+/// told, draw ratio, step, values) until it ends, then its final report.
+///
+/// # Errors
+/// The database, or a run that is not a tuning run.
+pub fn follow(client: &mut postgres::Client, id: i64, quiet: bool) -> anyhow::Result<()> {
+    let began = std::time::Instant::now();
+    let progress = Progress::new(quiet);
+    let mut first = true;
+    loop {
+        let run = arena::db::run_of(client, id)?;
+        let tune = arena::db::tune_of(client, id)?.with_context(|| format!("run {id} is not a tuning run"))?;
+        if first {
+            progress.started(&tune.tuner, false, 0);
+            first = false;
+        } else {
+            progress.updated(&tune.tuner);
+        }
+        if !run.state.is_running() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    progress.bar.finish_and_clear();
+    let report = arena::db::tune_report(client, id, began.elapsed())?;
+    print_final(&report, Where::Db(id));
+    Ok(())
+}
+
 /// Runs `arena tune`.
 ///
 /// # Errors
 /// Bad settings or parameters, an engine that fails its check, unwritable
 /// files.
-pub fn run(args: &TuneSettings) -> anyhow::Result<()> {
+pub fn run(args: &TuneArgs) -> anyhow::Result<()> {
+    if let Some(url) = &args.db {
+        return run_db(args, url);
+    }
+    let args = &args.settings;
     let progress = Arc::new(Progress::new(args.quiet));
     if let Some(dir) = &args.resume {
         let report = arena::resume_tune(dir, args.concurrency, Arc::clone(&progress) as Arc<dyn TuneObserver>);
         progress.bar.finish_and_clear();
-        print_final(&report?, dir);
+        print_final(&report?, Where::Dir(dir));
         return Ok(());
     }
     let config = TuneConfig::new(args)?;
@@ -281,7 +403,7 @@ pub fn run(args: &TuneSettings) -> anyhow::Result<()> {
     }
     let report = arena::start_tune(config, params, &out, Arc::clone(&progress) as Arc<dyn TuneObserver>);
     progress.bar.finish_and_clear();
-    print_final(&report?, &out);
+    print_final(&report?, Where::Dir(&out));
     Ok(())
 }
 

@@ -2,7 +2,8 @@
 //! same `config.json`, `openings.txt`, `games.csv`, `events.jsonl` and
 //! `summary.json` as a local run, written by the same writers, so that
 //! `leaper replay`, `arena stats --from` and `arena serve` read it as they
-//! read a local run.
+//! read a local run. A tuning run also gets `tune.json`, `state.json`,
+//! `history.csv` and `traces.svg`, as a local `arena tune` writes them.
 
 use std::path::Path;
 
@@ -101,7 +102,9 @@ pub fn export_run(client: &mut impl GenericClient, id: i64, out: &Path) -> Resul
     );
     for game in &games {
         writer.write(&game.record).map_err(|e| write_err(&games_path)(&e))?;
-        write_game_events(&events, &game.record, &game.violations, None);
+        // A tuning run's games carry their trial, as a local tune writes them.
+        let trial = (run.mode == super::tune::TUNE_MODE).then_some(game.record.round);
+        write_game_events(&events, &game.record, &game.violations, trial);
     }
     drop(writer);
     let summary = summary(&run, &games)?;
@@ -113,5 +116,7 @@ pub fn export_run(client: &mut impl GenericClient, id: i64, out: &Path) -> Resul
     events.write("run-finished", json!({"games": games.len(), "reason": reason}));
     let path = out.join(SUMMARY_FILE);
     write_json(&path, &summary).map_err(|e| write_err(&path)(&e))?;
+    // A tuning run also gets the tuner's files, as a local tune writes them.
+    super::tune::export_tune(client, id, out).map_err(|e| write_err(out)(&e))?;
     Ok(summary)
 }

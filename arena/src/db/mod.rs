@@ -8,7 +8,8 @@
 //! [`connect`] opens a blocking connection (the `postgres` crate) from a
 //! URL completed by the standard `PG*` variables and applies the schema's
 //! migrations ([`schema`]); [`queue`] holds the operations on runs,
-//! engines, batches and games. A URL is shown only through [`redact_url`],
+//! engines, batches and games; [`tune`] keeps an SPSA tuner's ask/tell
+//! state in the database, its trials played as batches. A URL is shown only through [`redact_url`],
 //! which drops its password.
 
 pub mod export;
@@ -16,21 +17,27 @@ pub mod pack;
 pub mod queue;
 pub mod schema;
 pub mod submit;
+pub mod tune;
 pub mod worker;
 
 use std::str::FromStr;
 
 use thiserror::Error;
 
+pub use crate::bench::{DbBenchFigures, DbBenchSettings, db_bench};
 pub use export::{ExportError, export_run, standings, summary};
 pub use pack::{PackError, is_pack, pack_dir, unpack};
 pub use queue::{
-    Batch, Claim, DbRun, Recorded, RunState, StoredGame, claim_batch, create_run, engine_bytes, heartbeat,
+    Batch, Claim, DbRun, Recorded, RunState, StoredGame, claim_batch, create_run, engine_bytes, games_in, heartbeat,
     record_batch, register_worker, release_batch, run_batches, run_engines, run_games, run_of, run_scores, runs,
     scoreboard, sha256_hex, store_engine,
 };
 pub use schema::{MIGRATIONS, migrate, schema_version};
-pub use submit::{BATCH_PAIRS, SubmitError, engine_dir, program_file, submit_run, wait_run};
+pub use submit::{BATCH_PAIRS, SubmitError, engine_dir, program_file, store_engines, submit_run, wait_run};
+pub use tune::{
+    DbTune, IN_FLIGHT, TUNE_MODE, TrialBatch, TunePoint, batch_trial, export_tune, run_config_of, submit_tune,
+    tune_history, tune_job, tune_of, tune_report,
+};
 pub use worker::{WorkerObserver, WorkerReport, WorkerSettings, run_worker};
 
 /// What went wrong with the database.

@@ -67,6 +67,10 @@ pub struct DbRun {
     pub openings: Option<Vec<Opening>>,
     /// The number of scheduled games.
     pub total_games: u64,
+    /// `match`, `gauntlet`, `roundrobin`, or [`super::tune::TUNE_MODE`] for
+    /// a tuning run (whose `config` is the plus engine against the minus
+    /// one, and whose batches are the tuner's trials).
+    pub mode: String,
     /// Where it stands.
     pub state: RunState,
 }
@@ -171,11 +175,11 @@ pub fn engine_bytes(client: &mut impl GenericClient, sha256: &str) -> Result<Opt
         .map(|row| row.get(0)))
 }
 
-fn to_i64(x: u64, what: &str) -> Result<i64, DbError> {
+pub(super) fn to_i64(x: u64, what: &str) -> Result<i64, DbError> {
     i64::try_from(x).map_err(|_| DbError::Content(format!("{what} {x} is too large")))
 }
 
-fn to_u64(x: i64, what: &str) -> Result<u64, DbError> {
+pub(super) fn to_u64(x: i64, what: &str) -> Result<u64, DbError> {
     u64::try_from(x).map_err(|_| DbError::Content(format!("{what} {x} is negative")))
 }
 
@@ -202,23 +206,8 @@ pub fn create_run(
         )));
     }
     let total = config.total_games();
-    let json = serde_json::to_value(config).map_err(|e| DbError::Content(e.to_string()))?;
-    let openings_text: Option<String> = openings.map(|list| list.iter().map(|o| o.to_line() + "\n").collect());
     let mut tx = client.transaction()?;
-    let id: i64 = tx
-        .query_one(
-            "INSERT INTO runs (mode, config, openings, total_games) VALUES ($1, $2, to_jsonb($3::text), $4) \
-             RETURNING id",
-            &[&config.mode.name(), &json, &openings_text, &to_i64(total, "games")?],
-        )?
-        .get(0);
-    for (i, (name, sha)) in engines.iter().enumerate() {
-        let idx = i32::try_from(i).map_err(|_| DbError::Content("too many engines".to_owned()))?;
-        tx.execute(
-            "INSERT INTO run_engines (run, idx, name, sha256) VALUES ($1, $2, $3, $4)",
-            &[&id, &idx, name, sha],
-        )?;
-    }
+    let id = insert_run(&mut tx, config.mode.name(), config, openings, engines, total)?;
     let pairs = total / 2;
     let per = batch_pairs.max(1);
     let mut first = 0;
@@ -233,6 +222,36 @@ pub fn create_run(
         batch += 1;
     }
     tx.commit()?;
+    Ok(id)
+}
+
+/// Inserts the row of a run of `mode` and its engines (`(name, sha256)`
+/// in config order); returns its key. The caller adds its batches and
+/// commits.
+pub(super) fn insert_run(
+    tx: &mut postgres::Transaction<'_>,
+    mode: &str,
+    config: &RunConfig,
+    openings: Option<&[Opening]>,
+    engines: &[(String, String)],
+    total: u64,
+) -> Result<i64, DbError> {
+    let json = serde_json::to_value(config).map_err(|e| DbError::Content(e.to_string()))?;
+    let openings_text: Option<String> = openings.map(|list| list.iter().map(|o| o.to_line() + "\n").collect());
+    let id: i64 = tx
+        .query_one(
+            "INSERT INTO runs (mode, config, openings, total_games) VALUES ($1, $2, to_jsonb($3::text), $4) \
+             RETURNING id",
+            &[&mode, &json, &openings_text, &to_i64(total, "games")?],
+        )?
+        .get(0);
+    for (i, (name, sha)) in engines.iter().enumerate() {
+        let idx = i32::try_from(i).map_err(|_| DbError::Content("too many engines".to_owned()))?;
+        tx.execute(
+            "INSERT INTO run_engines (run, idx, name, sha256) VALUES ($1, $2, $3, $4)",
+            &[&id, &idx, name, sha],
+        )?;
+    }
     Ok(id)
 }
 
@@ -262,11 +281,12 @@ fn run_from_row(row: &postgres::Row) -> Result<DbRun, DbError> {
         config,
         openings,
         total_games: to_u64(row.get("total_games"), "total games")?,
+        mode: row.get("mode"),
         state: state_of(row.get("state"), row.get("decision"))?,
     })
 }
 
-const RUN_COLUMNS: &str = "id, config, openings, total_games, state, decision";
+const RUN_COLUMNS: &str = "id, mode, config, openings, total_games, state, decision";
 
 /// The run `id`.
 ///
@@ -503,6 +523,10 @@ pub fn record_batch(
         "UPDATE batches SET state = 'done', done = now() WHERE run = $1 AND batch = $2",
         &[&claim.run, &claim.batch],
     )?;
+    // A tuning run's trial is told here, under the run's lock and in this
+    // transaction: it is told once, with the games the ledger holds, and
+    // its next trials become batches before the run is settled.
+    super::tune::tell_trial(&mut tx, claim)?;
     let state = settle_run(&mut tx, claim.run)?;
     tx.commit()?;
     Ok(Recorded::Counted { games: new, state })
@@ -586,12 +610,35 @@ pub fn run_scores(client: &mut impl GenericClient, id: i64) -> Result<Vec<Stored
     load_games(client, id, false)
 }
 
+/// The recorded games of run `id` whose ids lie in `range`, without
+/// their moves, in game order.
+///
+/// # Errors
+/// As for [`run_games`].
+pub fn games_in(
+    client: &mut impl GenericClient,
+    id: i64,
+    range: std::ops::Range<u64>,
+) -> Result<Vec<StoredGame>, DbError> {
+    load_games_in(client, id, false, range)
+}
+
 fn load_games(client: &mut impl GenericClient, id: i64, moves: bool) -> Result<Vec<StoredGame>, DbError> {
+    load_games_in(client, id, moves, 0..i64::MAX as u64)
+}
+
+fn load_games_in(
+    client: &mut impl GenericClient,
+    id: i64,
+    moves: bool,
+    range: std::ops::Range<u64>,
+) -> Result<Vec<StoredGame>, DbError> {
+    let (from, to) = (to_i64(range.start, "game")?, to_i64(range.end, "game")?);
     let rows = client.query(
         "SELECT game, pair, round, red, blue, red_setup, blue_setup, result, termination, plies, red_ms, \
-             blue_ms, CASE WHEN $2 THEN moves ELSE '{}'::text[] END, violations FROM games WHERE run = $1 \
-             ORDER BY game",
-        &[&id, &moves],
+             blue_ms, CASE WHEN $2 THEN moves ELSE '{}'::text[] END, violations FROM games \
+             WHERE run = $1 AND game >= $3 AND game < $4 ORDER BY game",
+        &[&id, &moves, &from, &to],
     )?;
     rows.iter()
         .map(|row| {

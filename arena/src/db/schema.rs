@@ -111,6 +111,29 @@ pub const MIGRATIONS: &[&str] = &[
         out TEXT NOT NULL
     );
     ",
+    // 3: tuning runs (`arena tune --db`). The tuner's state (its JSON) per
+    // run; a batch of a tuning run is one trial and carries the options of
+    // its plus and minus engines; one history row per update, with the
+    // trial told and its pentanomial, so the run can be replayed.
+    r"
+    ALTER TABLE batches ADD COLUMN trial BIGINT CHECK (trial >= 0),
+        ADD COLUMN plus JSONB, ADD COLUMN minus JSONB;
+    CREATE TABLE tunes (
+        run BIGINT PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+        config JSONB NOT NULL,
+        state TEXT NOT NULL,
+        in_flight INTEGER NOT NULL CHECK (in_flight > 0)
+    );
+    CREATE TABLE tune_history (
+        run BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        update_no BIGINT NOT NULL CHECK (update_no >= 0),
+        trial BIGINT,
+        pentanomial BIGINT[],
+        games BIGINT NOT NULL CHECK (games >= 0),
+        vals DOUBLE PRECISION[] NOT NULL,
+        PRIMARY KEY (run, update_no)
+    );
+    ",
 ];
 
 /// The key of the advisory lock held while migrating.

@@ -85,6 +85,17 @@ pub fn submit_run(client: &mut Client, config: &RunConfig, batch_pairs: u64) -> 
     for spec in &config.engines {
         probe_engine(spec)?;
     }
+    let engines = store_engines(client, config)?;
+    Ok(create_run(client, config, openings.as_deref(), &engines, batch_pairs)?)
+}
+
+/// Stores the program file (or directory) of each engine of `config` by
+/// its hash; returns `(name, sha256)` in config order.
+///
+/// # Errors
+/// [`SubmitError::Engine`] for a program that cannot be found or read,
+/// or the database.
+pub fn store_engines(client: &mut Client, config: &RunConfig) -> Result<Vec<(String, String)>, SubmitError> {
     let mut engines = Vec::new();
     for spec in &config.engines {
         let engine_err = |reason: String| SubmitError::Engine {
@@ -99,7 +110,7 @@ pub fn submit_run(client: &mut Client, config: &RunConfig, batch_pairs: u64) -> 
         };
         engines.push((spec.name.clone(), store_engine(client, &bytes)?));
     }
-    Ok(create_run(client, config, openings.as_deref(), &engines, batch_pairs)?)
+    Ok(engines)
 }
 
 /// Looks at run `id` every `poll` until it is no longer running, calling

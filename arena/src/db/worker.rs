@@ -10,6 +10,10 @@
 //! the cache under its hash and packed again before every batch, so a
 //! cached tree changed since is replaced, never run.
 //!
+//! A batch of a tuning run is one of its tuner's trials: the plus and
+//! minus engines play with the options its row carries
+//! ([`super::tune`]), and recording it tells the tuner.
+//!
 //! A run whose engine does not match its stored hash is refused: its
 //! batch is released for other workers and this worker claims no more of
 //! it. A lost connection (a database restart) is retried with backoff.
@@ -18,13 +22,14 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use postgres::Client;
 
 use super::pack::{is_pack, pack_dir, unpack};
 use super::queue::{Claim, DbRun, Recorded, StoredGame, release_batch, sha256_hex};
 use super::submit::engine_dir;
+use super::tune::{TUNE_MODE, TrialBatch, batch_trial, tune_job};
 use super::{DbError, config_of, connect, engine_bytes, heartbeat, record_batch, register_worker, run_engines, run_of};
 use crate::player::EngineFailure;
 use crate::pool::{Feed, play_fed};
@@ -95,6 +100,12 @@ pub struct WorkerReport {
     pub games: u64,
     /// Batches dropped (lease lost) or refused.
     pub dropped: u64,
+    /// Time spent on the database for the batches it claimed: claiming,
+    /// reading the run, recording; not the waits for work.
+    pub db_time: Duration,
+    /// Time spent making sure the run's engines are in the cache, their
+    /// hashes checked (fetched from the database when missing).
+    pub cache_time: Duration,
 }
 
 /// Whether `error` means the connection is gone (worth reconnecting).
@@ -259,6 +270,8 @@ fn localize(client: &mut Client, cache: &Path, mut run: DbRun) -> Result<Result<
 /// The games of one batch, fed to the pool; stops when the lease is lost.
 struct BatchFeed<'a> {
     schedule: &'a Schedule,
+    /// The trial of a tuning run's batch: its engines' options.
+    trial: Option<&'a TrialBatch>,
     todo: std::ops::Range<u64>,
     games: Vec<StoredGame>,
     lost: &'a AtomicBool,
@@ -271,7 +284,10 @@ impl Feed for BatchFeed<'_> {
         if self.lost.load(Ordering::Relaxed) {
             return Ok(None);
         }
-        Ok(self.todo.next().and_then(|id| self.schedule.job(id)))
+        Ok(self.todo.next().and_then(|id| match self.trial {
+            Some(trial) => tune_job(self.schedule, trial, id),
+            None => self.schedule.job(id),
+        }))
     }
 
     fn finished(&mut self, game: FinishedGame) -> Result<bool, Self::Error> {
@@ -288,6 +304,7 @@ impl Feed for BatchFeed<'_> {
 fn play_batch(
     settings: &WorkerSettings,
     run: &DbRun,
+    trial: Option<&TrialBatch>,
     claim: &Claim,
     observer: &Arc<dyn WorkerObserver>,
 ) -> Option<Vec<StoredGame>> {
@@ -325,6 +342,7 @@ fn play_batch(
     let schedule = run.schedule();
     let mut feed = BatchFeed {
         schedule: &schedule,
+        trial,
         todo: claim.games(),
         games: Vec::new(),
         lost: &lost,
@@ -368,12 +386,18 @@ pub fn run_worker(
         let step = (|| -> Result<bool, DbError> {
             register_worker(&mut client, &settings.name, &host)?;
             let skip: Vec<i64> = refused.iter().copied().collect();
+            let began = Instant::now();
             let Some(claim) = super::claim_batch(&mut client, &settings.name, settings.lease, &skip)? else {
                 return Ok(false);
             };
             observer.claimed(&claim);
             let run = run_of(&mut client, claim.run)?;
-            let run = match localize(&mut client, &settings.cache, run)? {
+            report.db_time += began.elapsed();
+            let checking = Instant::now();
+            let localized = localize(&mut client, &settings.cache, run)?;
+            report.cache_time += checking.elapsed();
+            let began = Instant::now();
+            let run = match localized {
                 Ok(run) => run,
                 Err(EngineRefused(reason)) => {
                     observer.run_refused(claim.run, &reason);
@@ -383,7 +407,23 @@ pub fn run_worker(
                     return Ok(true);
                 }
             };
-            let Some(games) = play_batch(settings, &run, &claim, &observer) else {
+            // A tuning run's batch is a trial: its engines play with the
+            // trial's options.
+            let trial = if run.mode == TUNE_MODE {
+                let Some(trial) = batch_trial(&mut client, &claim)? else {
+                    let reason = format!("batch {} of the tuning run carries no trial", claim.batch);
+                    observer.run_refused(claim.run, &reason);
+                    refused.insert(claim.run);
+                    release_batch(&mut client, &claim)?;
+                    report.dropped += 1;
+                    return Ok(true);
+                };
+                Some(trial)
+            } else {
+                None
+            };
+            report.db_time += began.elapsed();
+            let Some(games) = play_batch(settings, &run, trial.as_ref(), &claim, &observer) else {
                 observer.lease_lost(&claim);
                 report.dropped += 1;
                 return Ok(true);
@@ -391,6 +431,7 @@ pub fn run_worker(
             // The games are kept across a reconnection: the lease may
             // still hold when the database is back.
             let mut wait = Duration::from_millis(200);
+            let began = Instant::now();
             let recorded = loop {
                 match record_batch(&mut client, &claim, &settings.name, &games) {
                     Ok(r) => break r,
@@ -405,6 +446,7 @@ pub fn run_worker(
                     Err(e) => return Err(e),
                 }
             };
+            report.db_time += began.elapsed();
             observer.recorded(&claim, &recorded);
             match recorded {
                 Recorded::Counted { games, .. } => {
