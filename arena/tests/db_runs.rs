@@ -10,20 +10,20 @@
 
 mod common;
 mod db_common;
+#[path = "db_common/worker.rs"]
+mod db_worker;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
+use std::process::Child;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::{STATS_KEYS, arena_bin, games, mock_engine, replay_ok, run_ok, scratch, strings, summary};
+use common::{STATS_KEYS, games, mock_engine, replay_ok, run_ok, scratch, strings, summary};
+use db_worker::{LIMIT, Worker};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::Value;
-
-const LIMIT: Duration = Duration::from_secs(120);
 
 /// The `arena match --db` arguments of a run of `games` games between two
 /// mock engines that wait `delay_ms` before each answer.
@@ -47,107 +47,6 @@ fn create(url: &str, games: u64, delay_ms: u64) -> i64 {
         .strip_prefix("run ")
         .and_then(|id| id.parse().ok())
         .unwrap_or_else(|| panic!("the first line is not `run <ID>`: {text:?}"))
-}
-
-/// A worker process whose stdout lines come through a channel.
-struct Worker {
-    child: Child,
-    lines: Receiver<String>,
-    seen: Vec<String>,
-}
-
-impl Worker {
-    fn start(url: &str, name: &str, lease: &str, cache: &Path) -> Self {
-        let mut child = Command::new(arena_bin())
-            .args([
-                "worker",
-                "--db",
-                url,
-                "--name",
-                name,
-                "--lease",
-                lease,
-                "--idle-exit",
-                "--cache",
-            ])
-            .arg(cache)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("arena worker starts");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Self {
-            child,
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    /// Waits for a line containing `text`.
-    fn wait_for(&mut self, text: &str) -> String {
-        let deadline = Instant::now() + LIMIT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    self.seen.push(line.clone());
-                    if line.contains(text) {
-                        return line;
-                    }
-                }
-                Err(_) => panic!(
-                    "no line with {text:?} from the worker; it said:\n{}",
-                    self.seen.join("\n")
-                ),
-            }
-        }
-    }
-
-    fn pid(&self) -> Pid {
-        Pid::from_raw(i32::try_from(self.child.id()).expect("pid"))
-    }
-
-    /// Waits for the worker to exit successfully; returns all it printed
-    /// (stdout, stderr).
-    fn finish(mut self) -> (String, String) {
-        let deadline = Instant::now() + LIMIT;
-        while self.child.try_wait().expect("wait").is_none() {
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                let mut stderr = String::new();
-                if let Some(mut err) = self.child.stderr.take() {
-                    let _ = std::io::Read::read_to_string(&mut err, &mut stderr);
-                }
-                panic!(
-                    "the worker did not exit; it said:\n{}\nand on stderr:\n{stderr}",
-                    self.seen.join("\n")
-                );
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let status = self.child.wait().expect("status");
-        self.seen.extend(self.lines.try_iter());
-        let mut stderr = String::new();
-        if let Some(mut err) = self.child.stderr.take() {
-            let _ = std::io::Read::read_to_string(&mut err, &mut stderr);
-        }
-        let stdout = self.seen.join("\n");
-        assert!(
-            status.success(),
-            "the worker failed ({status})\nstdout:\n{stdout}\nstderr:\n{stderr}"
-        );
-        (stdout, stderr)
-    }
 }
 
 /// Exports run `id` into `dir/export` and checks it against the database:

@@ -11,20 +11,20 @@
 
 mod common;
 mod db_common;
+#[path = "db_common/worker.rs"]
+mod db_worker;
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::{Duration, Instant};
+use std::process::Child;
+use std::time::Duration;
 
-use common::{arena_bin, mock_bin, run_ok, scratch, spawn_arena, strings};
+use common::{mock_bin, run_ok, scratch, spawn_arena, strings};
+use db_worker::{LIMIT, Worker};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use results::Pentanomial;
-
-const LIMIT: Duration = Duration::from_secs(120);
 
 /// The mock engine's two tuning options: a spin and a float carried as a
 /// string.
@@ -70,84 +70,6 @@ fn spawn_creator(args: &[String]) -> (Child, BufReader<std::process::ChildStdout
         .and_then(|id| id.parse().ok())
         .unwrap_or_else(|| panic!("the first line is not `run <ID>`: {first:?}"));
     (child, stdout, id)
-}
-
-/// A worker process whose stdout lines come through a channel.
-struct Worker {
-    child: Child,
-    lines: Receiver<String>,
-    seen: Vec<String>,
-}
-
-impl Worker {
-    fn start(url: &str, name: &str, lease: &str, cache: &Path) -> Self {
-        let mut child = Command::new(arena_bin())
-            .args([
-                "worker",
-                "--db",
-                url,
-                "--name",
-                name,
-                "--lease",
-                lease,
-                "--idle-exit",
-                "--cache",
-            ])
-            .arg(cache)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("arena worker starts");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Self {
-            child,
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    /// Waits for a line containing `text`.
-    fn wait_for(&mut self, text: &str) -> String {
-        let deadline = Instant::now() + LIMIT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    self.seen.push(line.clone());
-                    if line.contains(text) {
-                        return line;
-                    }
-                }
-                Err(_) => panic!(
-                    "no line with {text:?} from the worker; it said:\n{}",
-                    self.seen.join("\n")
-                ),
-            }
-        }
-    }
-
-    /// Waits for the worker to exit successfully; returns its stdout.
-    fn finish(mut self) -> String {
-        let out = common::wait_bounded(self.child, LIMIT, "a worker");
-        self.seen.extend(self.lines.try_iter());
-        let stdout = self.seen.join("\n");
-        assert!(
-            out.status.success(),
-            "the worker failed ({})\nstdout:\n{stdout}\nstderr:\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        stdout
-    }
 }
 
 fn client(url: &str) -> postgres::Client {
@@ -354,11 +276,7 @@ fn kill_9_of_a_worker_mid_trial_and_of_the_creator_count_nothing_twice() {
     let mut victim = Worker::start(url, "victim", "1.5", &dir.join("cache"));
     let claimed = victim.wait_for(": games ");
     std::thread::sleep(Duration::from_millis(300));
-    kill(
-        Pid::from_raw(i32::try_from(victim.child.id()).expect("pid")),
-        Signal::SIGKILL,
-    )
-    .expect("kill -9");
+    kill(victim.pid(), Signal::SIGKILL).expect("kill -9");
     let _ = victim.child.wait();
     assert!(
         !victim.seen.iter().any(|l| l.contains("recorded")),
@@ -407,7 +325,7 @@ fn a_worker_frozen_past_its_lease_has_its_late_trial_refused_not_told_twice() {
     assert!(common::wait_bounded(creator, LIMIT, "the creator").status.success());
     let mut frozen = Worker::start(url, "frozen", "1.5", &dir.join("cache"));
     frozen.wait_for(": games ");
-    let pid = Pid::from_raw(i32::try_from(frozen.child.id()).expect("pid"));
+    let pid = frozen.pid();
     kill(pid, Signal::SIGSTOP).expect("SIGSTOP");
     // Another worker takes the frozen one's trial once its lease runs out,
     // and plays the run to its end.
@@ -420,7 +338,7 @@ fn a_worker_frozen_past_its_lease_has_its_late_trial_refused_not_told_twice() {
     // Resumed, the frozen worker's results are refused (or its batch
     // dropped): the tuner is as it was.
     kill(pid, Signal::SIGCONT).expect("SIGCONT");
-    let said = frozen.finish();
+    let (said, _) = frozen.finish();
     assert!(
         said.contains("results refused, the lease was lost") || said.contains("lease lost, batch dropped"),
         "{said}"
