@@ -160,27 +160,34 @@ fn the_linear_model_trains_through_the_same_command_and_exports_its_file() {
     let data = dir.path().join("data.bin");
     make_data(&data);
     let out_path = dir.path().join("model.linear");
-    let out = run(&[
-        "train",
-        "--model",
-        "linear",
-        "--data",
-        data.to_str().unwrap(),
-        "--out",
-        out_path.to_str().unwrap(),
-        "--epochs",
-        "4",
-        "--batch",
-        "32",
-        "--lr",
-        "0.01",
-        "--lambda",
-        "0",
-        "--val-fraction",
-        "0.2",
-        "--threads",
-        "2",
-    ]);
+    // The linear model's training arguments; `--init FILE` may follow.
+    let linear = |out: &Path, epochs: &'static str| -> Vec<String> {
+        [
+            "train",
+            "--model",
+            "linear",
+            "--data",
+            data.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--epochs",
+            epochs,
+            "--batch",
+            "32",
+            "--lr",
+            "0.01",
+            "--lambda",
+            "0",
+            "--val-fraction",
+            "0.2",
+            "--threads",
+            "2",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let as_strs = |args: &[String]| -> Output { run(&args.iter().map(String::as_str).collect::<Vec<_>>()) };
+    let out = as_strs(&linear(&out_path, "4"));
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
     assert!(stdout.contains("linear model"), "{stdout}");
@@ -199,30 +206,9 @@ fn the_linear_model_trains_through_the_same_command_and_exports_its_file() {
     // epoch 0 is the written model's loss on the same held-out games (up
     // to the integer rounding of the file), well below a cold start's.
     let warm_path = dir.path().join("warm.linear");
-    let mut warm_args = vec![
-        "train",
-        "--model",
-        "linear",
-        "--data",
-        data.to_str().unwrap(),
-        "--out",
-        warm_path.to_str().unwrap(),
-        "--epochs",
-        "1",
-        "--batch",
-        "32",
-        "--lr",
-        "0.01",
-        "--lambda",
-        "0",
-        "--val-fraction",
-        "0.2",
-        "--threads",
-        "2",
-        "--init",
-        out_path.to_str().unwrap(),
-    ];
-    let out = run(&warm_args);
+    let mut warm_args = linear(&warm_path, "1");
+    warm_args.extend(["--init".to_owned(), out_path.display().to_string()]);
+    let out = as_strs(&warm_args);
     let warm = text(&out.stdout);
     assert!(out.status.success(), "{warm}\n{}", text(&out.stderr));
     assert!(warm.contains("starting from the linear model"), "{warm}");
@@ -237,13 +223,13 @@ fn the_linear_model_trains_through_the_same_command_and_exports_its_file() {
     let not_linear = dir.path().join("not.linear");
     std::fs::write(&not_linear, b"garbage").unwrap();
     let last = warm_args.len() - 1;
-    warm_args[last] = not_linear.to_str().unwrap();
-    let out = run(&warm_args);
+    warm_args[last] = not_linear.display().to_string();
+    let out = as_strs(&warm_args);
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("not.linear"), "{}", text(&out.stderr));
-    warm_args[last] = out_path.to_str().unwrap();
-    warm_args[2] = "nnue";
-    let out = run(&warm_args);
+    warm_args[last] = out_path.display().to_string();
+    warm_args[2] = "nnue".to_owned();
+    let out = as_strs(&warm_args);
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("--model linear"), "{}", text(&out.stderr));
 }
