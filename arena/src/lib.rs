@@ -83,5 +83,5 @@ pub use spec::{CODECUP_BUDGET_MS, DEFAULT_STALLTIME_MS, EngineSpec, Limits, Prot
 pub use traces::traces_svg;
 pub use tune::{
     HISTORY_FILE, QuietTune, STATE_FILE, TRACES_FILE, TUNE_FILE, TuneConfig, TuneError, TuneObserver, TuneReport,
-    check_option_types, engine_params, option_value, resume_tune, saved_tune_config, start_tune,
+    check_option_types, engine_params, new_tuner, option_value, resume_tune, saved_tune_config, start_tune,
 };

@@ -115,16 +115,8 @@ fn check_against_ledger(url: &str, id: i64, games: u64) -> usize {
     // The replay.
     let params = spsa::parse_params(PARAMS).expect("params");
     let config = &tune.config;
-    let mut fresh = spsa::Tuner::new(
-        params,
-        spsa::Config {
-            seed: config.seed,
-            pairs_per_trial: config.pairs_per_trial,
-            schedule: config.recipe.schedule(),
-            ..spsa::Config::new(config.games)
-        },
-    )
-    .expect("tuner");
+    // The tuner a local `arena tune` of the same settings starts with.
+    let mut fresh = arena::new_tuner(config, params).expect("tuner");
     let ask = |t: &mut spsa::Tuner| {
         while t.pending().count() < tune.in_flight as usize {
             if t.ask().is_none() {
