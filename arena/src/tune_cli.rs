@@ -196,11 +196,15 @@ fn print_final(report: &TuneReport, place: Where<'_>) {
     let tally = tuner.tally();
     let secs = report.elapsed.as_secs_f64();
     println!(
-        "tuned {} parameters of {} in {} games ({} updates); this session: {} games in {:.1} s ({:.2} games/s{})",
+        "tuned {} parameters of {} in {} games ({} updates); {}: {} games in {:.1} s ({:.2} games/s{})",
         tuner.params().len(),
         report.config.engine.name,
         tuner.games(),
         tuner.updates(),
+        match place {
+            Where::Dir(_) => "this session",
+            Where::Db(_) => "the run in the database",
+        },
         report.played,
         secs,
         if secs > 0.0 { report.played as f64 / secs } else { 0.0 },
@@ -341,7 +345,6 @@ fn run_db(args: &TuneArgs, url: &str) -> anyhow::Result<()> {
 /// # Errors
 /// The database, or a run that is not a tuning run.
 pub fn follow(client: &mut postgres::Client, id: i64, quiet: bool) -> anyhow::Result<()> {
-    let began = std::time::Instant::now();
     let progress = Progress::new(quiet);
     let mut first = true;
     loop {
@@ -359,7 +362,7 @@ pub fn follow(client: &mut postgres::Client, id: i64, quiet: bool) -> anyhow::Re
         std::thread::sleep(Duration::from_millis(500));
     }
     progress.bar.finish_and_clear();
-    let report = arena::db::tune_report(client, id, began.elapsed())?;
+    let report = arena::db::tune_report(client, id)?;
     print_final(&report, Where::Db(id));
     Ok(())
 }

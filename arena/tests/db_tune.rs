@@ -302,6 +302,15 @@ fn kill_9_of_a_worker_mid_trial_and_of_the_creator_count_nothing_twice() {
     );
     let text = String::from_utf8_lossy(&follow.stdout);
     assert!(text.contains("tuned 2 parameters of mock in 24 games"), "{text}");
+    // Its speed is the run's own, from creation to end (a lease ran out in
+    // it), not the instant this follower took to see it ended.
+    let seconds: f64 = text
+        .split("the run in the database: 24 games in ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no run time in {text}"));
+    assert!(seconds > 1.0, "{text}");
 }
 
 #[test]

@@ -401,13 +401,23 @@ pub fn tune_job(schedule: &Schedule, trial: &TrialBatch, id: u64) -> Option<Game
 
 /// The report of tuning run `run` as a local `arena tune` ends with it:
 /// the tuner as saved, the games in the ledger (`played`), the forfeits
-/// of its games, and `elapsed`.
+/// of its games, and `elapsed`: the run's own time in the database, from
+/// its creation to its end (or to now while it runs), whoever follows it
+/// and since when.
 ///
 /// # Errors
 /// [`TuneError::Db`] for a run that is not a tuning run or that does not
 /// read.
-pub fn tune_report(client: &mut impl GenericClient, run: i64, elapsed: Duration) -> Result<TuneReport, TuneError> {
+pub fn tune_report(client: &mut impl GenericClient, run: i64) -> Result<TuneReport, TuneError> {
     let tune = load_tune(client, run)?.ok_or_else(|| content(run, "not a tuning run"))?;
+    let seconds: f64 = client
+        .query_one(
+            "SELECT EXTRACT(EPOCH FROM (coalesce(finished, now()) - created))::float8 FROM runs WHERE id = $1",
+            &[&run],
+        )
+        .map_err(DbError::from)?
+        .get(0);
+    let elapsed = Duration::try_from_secs_f64(seconds).unwrap_or_default();
     let games = super::queue::run_scores(client, run)?;
     let engines = [tune.config.plus_name(), tune.config.minus_name()];
     Ok(TuneReport {
