@@ -40,7 +40,13 @@ fn match_args(url: &str, games: u64, delay_ms: u64) -> Vec<String> {
 fn create(url: &str, games: u64, delay_ms: u64) -> i64 {
     let mut args = match_args(url, games, delay_ms);
     args.push("--detach".to_owned());
-    let out = run_ok(&args, LIMIT);
+    detached(&args)
+}
+
+/// Runs `arena ARGS` (a run created with `--detach`) and returns the id
+/// of its first line, `run <ID>`.
+fn detached(args: &[String]) -> i64 {
+    let out = run_ok(args, LIMIT);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let first = text.lines().next().unwrap_or_default();
     first
@@ -372,12 +378,7 @@ fn batch_pairs_sets_the_size_of_a_batch_and_status_follow_reattaches_a_follower(
     // 10 pairs in batches of 3: 3, 3, 3 and 1.
     let mut args = match_args(url, 20, 0);
     args.extend(strings(&["--batch-pairs", "3", "--detach"]));
-    let out = run_ok(&args, LIMIT);
-    let id: i64 = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .next()
-        .and_then(|l| l.strip_prefix("run ")?.parse().ok())
-        .expect("run <ID>");
+    let id = detached(&args);
     let mut c = client(url);
     let sizes: Vec<i64> = c
         .query("SELECT pairs FROM batches WHERE run = $1 ORDER BY batch", &[&id])
@@ -449,12 +450,7 @@ fn an_engine_given_as_a_directory_is_stored_whole_unpacked_by_workers_and_checke
     args.extend(strings(&["--engine", &cmd, &at, "name=a"]));
     args.extend(mock_engine("b", &[]));
     args.extend(strings(&["--each", "depth=1"]));
-    let out = run_ok(&args, LIMIT);
-    let id: i64 = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .next()
-        .and_then(|l| l.strip_prefix("run ")?.parse().ok())
-        .expect("run <ID>");
+    let id = detached(&args);
     // Stored as the pack of the directory, under the pack's hash.
     let mut c = client(url);
     let sha: String = query_run(&mut c, "SELECT sha256 FROM run_engines WHERE run = $1 AND idx = 0", id);
