@@ -31,6 +31,41 @@ fn validation_losses(stdout: &str) -> Vec<(u32, f32)> {
         .collect()
 }
 
+/// `train` on `data` into `out` with the settings the small tests share:
+/// minibatches of 32, step size `lr`, the search scores only (lambda 0:
+/// a few dozen games' results are too few to generalise from, their
+/// search scores are not), a fifth of the games held out, two threads;
+/// then `extra`.
+fn train_args(data: &Path, out: &Path, lr: &str, extra: &[&str]) -> Vec<String> {
+    let (data, out) = (data.display().to_string(), out.display().to_string());
+    let mut args: Vec<String> = [
+        "train",
+        "--data",
+        &data,
+        "--out",
+        &out,
+        "--batch",
+        "32",
+        "--lr",
+        lr,
+        "--lambda",
+        "0",
+        "--val-fraction",
+        "0.2",
+        "--threads",
+        "2",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(extra.iter().map(|a| (*a).to_owned()));
+    args
+}
+
+/// Runs `leaper-data` with owned arguments.
+fn run_owned(args: &[String]) -> Output {
+    run(&args.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
 fn make_data(path: &Path) {
     let out = run(&[
         "datagen",
@@ -161,33 +196,8 @@ fn the_linear_model_trains_through_the_same_command_and_exports_its_file() {
     make_data(&data);
     let out_path = dir.path().join("model.linear");
     // The linear model's training arguments; `--init FILE` may follow.
-    let linear = |out: &Path, epochs: &'static str| -> Vec<String> {
-        [
-            "train",
-            "--model",
-            "linear",
-            "--data",
-            data.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--epochs",
-            epochs,
-            "--batch",
-            "32",
-            "--lr",
-            "0.01",
-            "--lambda",
-            "0",
-            "--val-fraction",
-            "0.2",
-            "--threads",
-            "2",
-        ]
-        .map(String::from)
-        .to_vec()
-    };
-    let as_strs = |args: &[String]| -> Output { run(&args.iter().map(String::as_str).collect::<Vec<_>>()) };
-    let out = as_strs(&linear(&out_path, "4"));
+    let linear = |out: &Path, epochs: &str| train_args(&data, out, "0.01", &["--model", "linear", "--epochs", epochs]);
+    let out = run_owned(&linear(&out_path, "4"));
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
     assert!(stdout.contains("linear model"), "{stdout}");
@@ -208,7 +218,7 @@ fn the_linear_model_trains_through_the_same_command_and_exports_its_file() {
     let warm_path = dir.path().join("warm.linear");
     let mut warm_args = linear(&warm_path, "1");
     warm_args.extend(["--init".to_owned(), out_path.display().to_string()]);
-    let out = as_strs(&warm_args);
+    let out = run_owned(&warm_args);
     let warm = text(&out.stdout);
     assert!(out.status.success(), "{warm}\n{}", text(&out.stderr));
     assert!(warm.contains("starting from the linear model"), "{warm}");
@@ -224,12 +234,13 @@ fn the_linear_model_trains_through_the_same_command_and_exports_its_file() {
     std::fs::write(&not_linear, b"garbage").unwrap();
     let last = warm_args.len() - 1;
     warm_args[last] = not_linear.display().to_string();
-    let out = as_strs(&warm_args);
+    let out = run_owned(&warm_args);
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("not.linear"), "{}", text(&out.stderr));
     warm_args[last] = out_path.display().to_string();
-    warm_args[2] = "nnue".to_owned();
-    let out = as_strs(&warm_args);
+    let at = warm_args.iter().position(|a| a == "linear").expect("--model linear");
+    warm_args[at] = "nnue".to_owned();
+    let out = run_owned(&warm_args);
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("--model linear"), "{}", text(&out.stderr));
 }
@@ -244,39 +255,25 @@ fn the_best_epoch_is_written_with_its_factors_folded() {
     make_data(&data);
     let best = dir.path().join("best.nnue");
     let stopped = dir.path().join("stopped.nnue");
-    let args = |out: &Path, epochs: &str, export: &str| -> Vec<String> {
-        [
-            "train",
-            "--data",
-            data.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--epochs",
-            epochs,
-            "--export",
-            export,
-            "--factorise",
-            "all",
-            "--batch",
-            "32",
-            "--lr",
+    let args = |out: &Path, epochs: &str, export: &str| {
+        train_args(
+            &data,
+            out,
             "0.003",
-            "--lr-decay",
-            "1",
-            // The search scores only: a few dozen games' results are too
-            // few to generalise from, and with them no epoch may improve.
-            "--lambda",
-            "0",
-            "--val-fraction",
-            "0.2",
-            "--threads",
-            "2",
-        ]
-        .map(String::from)
-        .to_vec()
+            &[
+                "--epochs",
+                epochs,
+                "--export",
+                export,
+                "--factorise",
+                "all",
+                "--lr-decay",
+                "1",
+            ],
+        )
     };
     let owned = args(&best, "6", "best");
-    let out = run(&owned.iter().map(String::as_str).collect::<Vec<_>>());
+    let out = run_owned(&owned);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
     assert!(stdout.contains("factors squares+offsets"), "{stdout}");
@@ -290,7 +287,7 @@ fn the_best_epoch_is_written_with_its_factors_folded() {
     assert!(stdout.contains(&line), "expected {line}\n{stdout}");
 
     let owned = args(&stopped, &epoch.to_string(), "last");
-    let out = run(&owned.iter().map(String::as_str).collect::<Vec<_>>());
+    let out = run_owned(&owned);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let (a, b) = (
         QuantNetwork::load(&best).expect("loads"),
