@@ -9,8 +9,10 @@
 //! Cells: 4, 8 and 16 separable parameters, 8 coupled, 8 with optima at or
 //! near a bound, 8 on a flat, nearly tuned surface (`synthetic::Surface`);
 //! each with draw-heavy pentanomial noise (about 60% draws, openings biased
-//! by 100 Elo) and draw-light noise (10% draws, independent games); budgets
-//! of 20,000 and 100,000 games. Eight workers tell their trials of 2 pairs
+//! by 100 Elo) and draw-light noise (10% draws, independent games); and the
+//! two surfaces of the benchmark issue 17 quotes, rebuilt from its
+//! description (`8 issue`, `8 issue-flat`: `synthetic::IssueSurface`), with
+//! draw-heavy noise only, as there; budgets of 20,000 and 100,000 games. Eight workers tell their trials of 2 pairs
 //! in random order. Recipes: this crate's default (derived from the ranges,
 //! the dimension and the measured draw ratio), fishtest's classic recipe
 //! with OpenBench's usual `c_end = range / 20`, `r_end = 0.002`, fishtest's
@@ -26,7 +28,7 @@
 use std::thread;
 use std::time::Instant;
 
-use spsa::synthetic::{MatchModel, Problem, Simulation, Surface};
+use spsa::synthetic::{IssueSurface, MatchModel, Problem, Simulation, Surface};
 use spsa::{Config, Param, Schedule, Tuner, derived_rate};
 
 #[derive(Clone, Copy)]
@@ -150,7 +152,7 @@ fn main() {
     }
 
     let mut cells = Vec::new();
-    let shapes: Vec<(usize, Surface)> = if quick && only.is_empty() {
+    let generic: Vec<(usize, Surface)> = if quick && only.is_empty() {
         vec![(8, Surface::Separable), (8, Surface::NearBound), (8, Surface::Flat)]
     } else {
         vec![
@@ -162,20 +164,33 @@ fn main() {
             (8, Surface::Flat),
         ]
     };
+    // Each shape with the noises it is run with: the generic surfaces with
+    // both, the issue's with its draw-heavy noise only.
+    let heavy = ("draw-heavy", MatchModel::draw_heavy());
+    let light = ("draw-light", MatchModel::draw_light());
+    let mut shapes: Vec<(String, Problem, Vec<(&str, MatchModel)>)> = generic
+        .into_iter()
+        .map(|(n, surface)| {
+            (
+                format!("{n} {}", surface.name()),
+                Problem::surface(n, surface),
+                vec![heavy, light],
+            )
+        })
+        .collect();
+    for surface in IssueSurface::ALL {
+        shapes.push((format!("8 {}", surface.name()), Problem::issue(surface), vec![heavy]));
+    }
     for games in [20_000u64, 100_000] {
-        for &(n, surface) in &shapes {
-            for (noise, model) in [
-                ("draw-heavy", MatchModel::draw_heavy()),
-                ("draw-light", MatchModel::draw_light()),
-            ] {
-                let problem = Problem::surface(n, surface);
-                let name = format!("{}k, {n} {}, {noise}", games / 1000, surface.name());
+        for (shape, problem, noises) in &shapes {
+            for &(noise, model) in noises {
+                let name = format!("{}k, {shape}, {noise}", games / 1000);
                 if !only.is_empty() && !only.iter().any(|o| name.contains(o.as_str())) {
                     continue;
                 }
                 cells.push(Cell {
                     name,
-                    problem,
+                    problem: problem.clone(),
                     model,
                     games,
                 });
