@@ -23,7 +23,8 @@
 //! `--seed-offset` runs other seeds (to check settings chosen on the first
 //! ones), `--only` keeps the cells whose name contains one of the
 //! `|`-separated texts, and `--quick` runs the default and autoselect only
-//! (on three shapes, unless `--only` picks the cells).
+//! (on three of the generic shapes and the issue's two, unless `--only`
+//! picks the cells).
 
 use std::thread;
 use std::time::Instant;
@@ -76,6 +77,13 @@ impl Recipe {
             }
         }
     }
+}
+
+/// A surface and the noises it is run with, for every budget.
+struct Shape {
+    label: String,
+    problem: Problem,
+    noises: Vec<(&'static str, MatchModel)>,
 }
 
 struct Cell {
@@ -168,29 +176,31 @@ fn main() {
     // both, the issue's with its draw-heavy noise only.
     let heavy = ("draw-heavy", MatchModel::draw_heavy());
     let light = ("draw-light", MatchModel::draw_light());
-    let mut shapes: Vec<(String, Problem, Vec<(&str, MatchModel)>)> = generic
+    let mut shapes: Vec<Shape> = generic
         .into_iter()
-        .map(|(n, surface)| {
-            (
-                format!("{n} {}", surface.name()),
-                Problem::surface(n, surface),
-                vec![heavy, light],
-            )
+        .map(|(n, surface)| Shape {
+            label: format!("{n} {}", surface.name()),
+            problem: Problem::surface(n, surface),
+            noises: vec![heavy, light],
         })
         .collect();
     for surface in IssueSurface::ALL {
-        shapes.push((format!("8 {}", surface.name()), Problem::issue(surface), vec![heavy]));
+        shapes.push(Shape {
+            label: format!("8 {}", surface.name()),
+            problem: Problem::issue(surface),
+            noises: vec![heavy],
+        });
     }
     for games in [20_000u64, 100_000] {
-        for (shape, problem, noises) in &shapes {
-            for &(noise, model) in noises {
-                let name = format!("{}k, {shape}, {noise}", games / 1000);
+        for shape in &shapes {
+            for &(noise, model) in &shape.noises {
+                let name = format!("{}k, {}, {noise}", games / 1000, shape.label);
                 if !only.is_empty() && !only.iter().any(|o| name.contains(o.as_str())) {
                     continue;
                 }
                 cells.push(Cell {
                     name,
-                    problem: problem.clone(),
+                    problem: shape.problem.clone(),
                     model,
                     games,
                 });

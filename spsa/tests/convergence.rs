@@ -63,7 +63,11 @@ fn an_optimum_at_a_bound_is_reached() {
     for seed in 0..3 {
         let (_, tuner) = run(&sim, Schedule::default(), 20_000, seed);
         let values = tuner.values();
-        assert!(values[0] > 0.95, "seed {seed}: AtMax ended at {}", values[0]);
+        // A perturbation that held it off would stop it at 1 - c/2 = 0.85
+        // at best (1 - c = 0.7 with the played values clipped at full c);
+        // the default's lower hold (3 r for 20%, from 5 r for 10%) ends
+        // 0.94 to 0.96 on these seeds, 0.955 to 0.978 before.
+        assert!(values[0] > 0.9, "seed {seed}: AtMax ended at {}", values[0]);
         // The other parameter, far from its bounds, still moves toward its
         // optimum (it is less sensitive than the pull at the bound).
         assert!(values[1] < 45.0, "seed {seed}: Inside ended at {}", values[1]);
