@@ -275,12 +275,7 @@ fn kill_9_of_a_worker_mid_trial_and_of_the_creator_count_nothing_twice() {
         "the victim recorded before it was killed: {:?}",
         victim.seen
     );
-    let batch: i64 = claimed
-        .split(" batch ")
-        .nth(1)
-        .and_then(|s| s.split(':').next())
-        .and_then(|b| b.parse().ok())
-        .unwrap_or_else(|| panic!("{claimed}"));
+    let batch: i64 = number_after(&claimed, " batch ", ':').unwrap_or_else(|| panic!("{claimed}"));
     let rescuers: Vec<Worker> = ["r-a", "r-b"]
         .iter()
         .map(|name| Worker::start(url, name, "1.5", &dir.join("cache")))
@@ -304,11 +299,7 @@ fn kill_9_of_a_worker_mid_trial_and_of_the_creator_count_nothing_twice() {
     assert!(text.contains("tuned 2 parameters of mock in 24 games"), "{text}");
     // Its speed is the run's own, from creation to end (a lease ran out in
     // it), not the instant this follower took to see it ended.
-    let seconds: f64 = text
-        .split("the run in the database: 24 games in ")
-        .nth(1)
-        .and_then(|rest| rest.split(' ').next())
-        .and_then(|s| s.parse().ok())
+    let seconds: f64 = number_after(&text, "the run in the database: 24 games in ", ' ')
         .unwrap_or_else(|| panic!("no run time in {text}"));
     assert!(seconds > 1.0, "{text}");
 }
@@ -353,4 +344,10 @@ fn a_worker_frozen_past_its_lease_has_its_late_trial_refused_not_told_twice() {
         state.tuner.to_json().expect("json")
     );
     assert_eq!(check_against_ledger(url, id, 16), updates);
+}
+
+/// The number that follows `marker` in `text`, up to `end`: how these
+/// tests read a figure out of a line the binary prints.
+fn number_after<T: std::str::FromStr>(text: &str, marker: &str, end: char) -> Option<T> {
+    text.split(marker).nth(1)?.split(end).next()?.parse().ok()
 }
