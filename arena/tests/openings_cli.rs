@@ -124,7 +124,11 @@ fn a_small_book_is_generated_described_and_resumable() {
     let book = read(&out);
     assert_eq!(book.len(), 8);
     assert!(book.entries().windows(2).all(|w| w[0].eval >= w[1].eval));
-    assert!(book.entries()[..3].iter().all(|e| e.depth == 3));
+    // The last stage deepened the 3 best to depth 3 and the rest stay at
+    // depth 2; the book is ranked by value alone, so a deepened setup whose
+    // value fell may sit below one searched to depth 2.
+    let depths = |d: u32| book.entries().iter().filter(|e| e.depth == d).count();
+    assert_eq!((depths(3), depths(2)), (3, 5), "depths of the book's entries");
     // Resuming a finished run writes the same book.
     std::fs::remove_file(&out).unwrap();
     let status = arena()
