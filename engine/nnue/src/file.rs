@@ -24,8 +24,8 @@
 //! keeps the accumulator from overflowing. Saving writes a temporary file beside the
 //! target and renames it, so a crash leaves the old file or the new one.
 
-use crate::features::NUM_FEATURES;
 use crate::LINEAR_CLIP;
+use crate::features::NUM_FEATURES;
 use crate::network::{EVAL_SCALE, L1, L1X2, L2, L3, QA, QB, QH, QuantNetwork, W1_CLIP};
 use sha2::{Digest, Sha256};
 use std::io::Write;

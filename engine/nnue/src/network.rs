@@ -461,7 +461,11 @@ impl QuantNetwork {
                 for j in 0..L1 {
                     d[j] = s[j].wrapping_sub(w_r1[j]).wrapping_sub(w_r2[j]).wrapping_add(w_a1[j]);
                 }
-                dst.psq = src.psq.wrapping_sub(psq(r1)).wrapping_sub(psq(r2)).wrapping_add(psq(a1));
+                dst.psq = src
+                    .psq
+                    .wrapping_sub(psq(r1))
+                    .wrapping_sub(psq(r2))
+                    .wrapping_add(psq(a1));
             }
             ([r1, r2], [a1, a2]) => {
                 let (w_r1, w_r2) = (&self.w1[*r1 as usize], &self.w1[*r2 as usize]);

@@ -7,10 +7,11 @@ mod common;
 
 use common::{MoveKinds, count_kind, random_game, random_move};
 use leaper_nnue::{
-    Accumulator, AccumulatorStack, EVAL_SCALE, FORMAT_VERSION, FloatNetwork, NetFileError, PSQ_COLUMN, QuantNetwork, W1_ROW,
+    Accumulator, AccumulatorStack, EVAL_SCALE, FORMAT_VERSION, FloatNetwork, NetFileError, PSQ_COLUMN, QuantNetwork,
+    W1_ROW,
 };
-use rand::{Rng, SeedableRng};
 use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 
 /// A random network whose outputs span a few logit units, as a trained
 /// one's do (the initial weights alone give outputs near zero), with
@@ -349,7 +350,16 @@ fn a_previous_version_network_file_loads_with_zero_psq_weights() {
     let mut bytes = current.clone();
     bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
     let err = QuantNetwork::from_bytes(&bytes).expect_err("a mislabelled file loads");
-    assert!(matches!(err, NetFileError::Dimension { field: "payload length", .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            NetFileError::Dimension {
+                field: "payload length",
+                ..
+            }
+        ),
+        "{err}"
+    );
 }
 
 /// The psq term is what the integer network adds to its dense path: the
