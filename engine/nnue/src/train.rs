@@ -16,6 +16,18 @@
 //! when it hands out the model ([`Trainer::model`], the export), so the
 //! file and the engine are unchanged.
 //!
+//! # A network started from a linear model
+//! The network's feature rows end with the psq weight (the linear skip
+//! term, see [`crate::network`]), so [`FloatNetwork::from_linear`] makes a
+//! network that computes what a [`LinearModel`] does, and training it
+//! learns a correction. On a million or so positions the dense part
+//! overfits within an epoch at the step size a network from zero wants;
+//! [`TrainConfig::psq_learning_rate`] steps the linear part (psq column,
+//! output bias) at its own rate and [`TrainConfig::weight_decay`] pulls
+//! the rest toward zero, i.e. toward the linear model ([`Model::SKIP_COLUMN`],
+//! [`Model::SKIP_TENSORS`], [`Model::DECAYED_TENSORS`] say which is which).
+//! Each column of a feature row has its own clip ([`Model::column_clip`]).
+//!
 //! It lives in this crate beside the features and the network so that one
 //! definition serves both; it uses only their public API, so it can move
 //! to the training crate unchanged.
