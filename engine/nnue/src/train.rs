@@ -665,6 +665,26 @@ pub fn mean_loss<M: Model>(model: &M, samples: &[Sample], threads: usize) -> f32
     mean_loss_with(model, Factors::None, samples, threads)
 }
 
+/// Mean loss over `samples` of an integer model (a [`QuantNetwork`] or a
+/// [`crate::LinearNet`], as a file holds it and the engine evaluates it):
+/// what quantization keeps of a float model's validation loss.
+pub fn integer_mean_loss<N: crate::Incremental>(net: &N, samples: &[Sample]) -> f32 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    let (mut stm, mut opp) = (N::zero(), N::zero());
+    let total: f64 = samples
+        .iter()
+        .map(|s| {
+            net.refresh(s.stm.as_slice(), &mut stm);
+            net.refresh(s.opp.as_slice(), &mut opp);
+            let logit = net.output(&stm, &opp) as f32 / EVAL_SCALE as f32;
+            f64::from(bce_with_logit(logit, s.target))
+        })
+        .sum();
+    (total / samples.len() as f64) as f32
+}
+
 /// Mean loss of `model`, whose feature rows are followed by `factors`'
 /// rows, over `samples`.
 fn mean_loss_with<M: Model>(model: &M, factors: Factors, samples: &[Sample], threads: usize) -> f32 {

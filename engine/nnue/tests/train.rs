@@ -7,7 +7,9 @@
 mod common;
 
 use common::random_game;
-use leaper_nnue::train::{Factors, LinearModel, Model, Sample, TrainConfig, Trainer, mean_loss, samples_from, sigmoid};
+use leaper_nnue::train::{
+    Factors, LinearModel, Model, Sample, TrainConfig, Trainer, integer_mean_loss, mean_loss, samples_from, sigmoid,
+};
 use leaper_nnue::{EVAL_SCALE, FloatNetwork, LinearNet, PSQ_COLUMN, QuantNetwork, W1_ROW};
 use leaper_rules::{Color, Position, Role};
 use rand::SeedableRng;
@@ -352,6 +354,17 @@ fn a_network_started_from_a_linear_model_predicts_it_and_then_improves() {
             eprintln!("network from a linear model: validation losses {losses:?}");
             assert!(losses[losses.len() - 1] < losses[0] - 0.002, "{losses:?}");
             assert!(trainer.model().w4.iter().any(|&w| w != 0.0));
+            // The integer form keeps the validation loss, and at the start
+            // it is the integer linear model's.
+            let held = trainer.validation();
+            let integer = integer_mean_loss(&trainer.model().quantize(), held);
+            let float = losses[losses.len() - 1];
+            assert!((integer - float).abs() < 1e-3, "integer {integer}, float {float}");
+            let (a, b) = (
+                integer_mean_loss(&net.quantize(), held),
+                integer_mean_loss(&linear_int, held),
+            );
+            assert!((a - b).abs() < 1e-5, "network {a}, linear model {b}");
         }
     }
 }

@@ -22,7 +22,7 @@
 //! the network toward its linear part.
 
 use anyhow::{Context, bail};
-use leaper_nnue::train::{Factors, LinearModel, Model, TrainConfig, Trainer, samples_from};
+use leaper_nnue::train::{Factors, LinearModel, Model, Sample, TrainConfig, Trainer, integer_mean_loss, samples_from};
 use leaper_nnue::{FloatNetwork, LinearNet};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -245,8 +245,10 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
                 }
                 None => FloatNetwork::random(&mut rng),
             };
-            fit(Trainer::new(model, samples, config), &setting, |m, path| {
-                m.quantize().save(path)
+            fit(Trainer::new(model, samples, config), &setting, |m, path, held| {
+                let net = m.quantize();
+                net.save(path)?;
+                Ok(integer_mean_loss(&net, held))
             })
         }
         ModelKind::Linear => {
@@ -258,8 +260,10 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
                 }
                 None => LinearModel::default(),
             };
-            fit(Trainer::new(start, samples, config), &setting, |m, path| {
-                LinearNet::from_model(m).save(path)
+            fit(Trainer::new(start, samples, config), &setting, |m, path, held| {
+                let net = LinearNet::from_model(m);
+                net.save(path)?;
+                Ok(integer_mean_loss(&net, held))
             })
         }
     }
@@ -281,10 +285,12 @@ struct Setting<'a> {
 }
 
 /// Trains either model the same way: resume, report, run, export.
+/// `export` writes a model's integer form and returns its loss on the
+/// held-out samples it is given.
 fn fit<M: Model>(
     mut trainer: Trainer<M>,
     setting: &Setting<'_>,
-    export: impl Fn(&M, &std::path::Path) -> Result<(), leaper_nnue::NetFileError>,
+    export: impl Fn(&M, &std::path::Path, &[Sample]) -> Result<f32, leaper_nnue::NetFileError>,
 ) -> anyhow::Result<()> {
     let Setting {
         args,
@@ -357,7 +363,8 @@ fn fit<M: Model>(
             (trainer.model(), trainer.epoch, loss)
         }
     };
-    export(&model, &args.out).with_context(|| format!("cannot write the model to {}", args.out.display()))?;
+    let integer_loss = export(&model, &args.out, trainer.validation())
+        .with_context(|| format!("cannot write the model to {}", args.out.display()))?;
     println!(
         "wrote {} (the {} model: epoch {epoch}, validation {loss:.5}) after {} epochs in {:.1} s",
         args.out.display(),
@@ -368,6 +375,7 @@ fn fit<M: Model>(
         trainer.epoch,
         start.elapsed().as_secs_f64()
     );
+    println!("the written (integer) model: validation {integer_loss:.5}");
     Ok(())
 }
 

@@ -273,6 +273,14 @@ fn the_linear_model_trains_through_the_same_command_and_exports_its_file() {
         "network {stdout}\nlinear {warm}"
     );
     QuantNetwork::load(&net_path).expect("the network loads");
+    // The written file's own loss is reported, near the float model's.
+    let written = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("the written (integer) model: validation "))
+        .and_then(|v| v.trim().parse::<f32>().ok())
+        .unwrap_or_else(|| panic!("no integer loss in {stdout}"));
+    let best = net_losses.iter().map(|l| l.1).fold(f32::INFINITY, f32::min);
+    assert!((written - best).abs() < 2e-3, "{stdout}");
 }
 
 /// `--export best` (the default) writes the network of the epoch with the
