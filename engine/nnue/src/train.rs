@@ -18,7 +18,7 @@
 //!
 //! # A network started from a linear model
 //! The network's feature rows end with the psq weight (the linear skip
-//! term, see [`crate::network`]), so [`FloatNetwork::from_linear`] makes a
+//! term, see [`FloatNetwork`]), so [`FloatNetwork::from_linear`] makes a
 //! network that computes what a [`LinearModel`] does, and training it
 //! learns a correction. On a million or so positions the dense part
 //! overfits within an epoch at the step size a network from zero wants;
