@@ -20,12 +20,13 @@
 //! cheaper than a refresh plus updates).
 //!
 //! The same machinery serves every model that sums per-feature rows: the
-//! network ([`QuantNetwork`], a row of [`L1`] per feature) and the linear
+//! network ([`QuantNetwork`], a row of [`crate::L1`] per feature and a psq
+//! weight, kept as a [`HalfAccumulator`]) and the linear
 //! model ([`crate::LinearNet`], one number per feature), through
 //! [`Incremental`].
 
 use crate::features::{FeatureDelta, Frame, active_features, move_delta};
-use crate::network::{L1, QuantNetwork};
+use crate::network::{HalfAccumulator, QuantNetwork};
 use leaper_rules::{Color, Move, Position};
 
 /// A model whose first stage is a sum over the active features of one
@@ -45,24 +46,24 @@ pub trait Incremental: Clone + std::fmt::Debug + PartialEq + Eq {
 }
 
 impl Incremental for QuantNetwork {
-    type Values = [i16; L1];
+    type Values = HalfAccumulator;
 
-    fn zero() -> [i16; L1] {
-        [0; L1]
+    fn zero() -> HalfAccumulator {
+        HalfAccumulator::ZERO
     }
 
     #[inline]
-    fn refresh(&self, features: &[u16], acc: &mut [i16; L1]) {
+    fn refresh(&self, features: &[u16], acc: &mut HalfAccumulator) {
         QuantNetwork::refresh(self, features, acc);
     }
 
     #[inline]
-    fn update_from(&self, src: &[i16; L1], dst: &mut [i16; L1], removed: &[u16], added: &[u16]) {
+    fn update_from(&self, src: &HalfAccumulator, dst: &mut HalfAccumulator, removed: &[u16], added: &[u16]) {
         QuantNetwork::update_from(self, src, dst, removed, added);
     }
 
     #[inline]
-    fn output(&self, stm: &[i16; L1], opp: &[i16; L1]) -> i32 {
+    fn output(&self, stm: &HalfAccumulator, opp: &HalfAccumulator) -> i32 {
         QuantNetwork::output(self, stm, opp)
     }
 }

@@ -13,13 +13,18 @@
 //! | 32 | 16 | QA, QB, QH, evaluation scale |
 //! | 48 | 8 | payload length in bytes |
 //! | 56 | 32 | SHA-256 of the payload |
-//! | 88 | .. | payload: w1 (i16, feature-major), b1 (i16), w2 (i16, output-major), b2 (i32), w3 (i16), b3 (i32), w4 (i16), b4 (i32) |
+//! | 88 | .. | payload: w1 (i16, feature-major), b1 (i16), w2 (i16, output-major), b2 (i32), w3 (i16), b3 (i32), w4 (i16), b4 (i32), psq (i32, by feature) |
+//!
+//! Version 2 added the psq weights (the linear skip term) at the payload's
+//! end; a version 1 file (the same payload without them) still loads, as
+//! a network whose psq weights are zero, which computes what it did.
 //!
 //! Loading names what is wrong: magic, version, a dimension, the length,
-//! the hash, or a feature weight outside the range that keeps the
-//! accumulator from overflowing. Saving writes a temporary file beside the
+//! the hash, or a feature weight (or psq weight) outside the range that
+//! keeps the accumulator from overflowing. Saving writes a temporary file beside the
 //! target and renames it, so a crash leaves the old file or the new one.
 
+use crate::LINEAR_CLIP;
 use crate::features::NUM_FEATURES;
 use crate::network::{EVAL_SCALE, L1, L1X2, L2, L3, QA, QB, QH, QuantNetwork, W1_CLIP};
 use sha2::{Digest, Sha256};
@@ -28,8 +33,10 @@ use std::path::Path;
 
 /// The first eight bytes of a network file.
 pub const MAGIC: [u8; 8] = *b"LEAPNNUE";
-/// The version of the layout above.
-pub const FORMAT_VERSION: u32 = 1;
+/// The version of the layout above: 2 since the psq weights.
+pub const FORMAT_VERSION: u32 = 2;
+/// The previous version, without psq weights, which still loads.
+const FORMAT_VERSION_NO_PSQ: u32 = 1;
 /// The version of the feature definition in [`crate::features`]; bump it
 /// when a feature's meaning changes, even if the count does not.
 pub const FEATURE_SET_VERSION: u32 = 1;
@@ -89,14 +96,14 @@ pub enum NetFileError {
     /// A feature weight or bias outside the range that cannot overflow.
     #[error("network file {layer}[{index}] = {value} is outside +-{bound}")]
     WeightRange {
-        /// `w1` or `b1`.
+        /// `w1`, `b1` or `psq`.
         layer: &'static str,
         /// Its index.
         index: usize,
         /// Its value.
-        value: i16,
+        value: i32,
         /// The bound.
-        bound: i16,
+        bound: i32,
     },
     /// A linear model's weight outside the range the trainer clips to.
     #[error("linear model file weight[{index}] = {value} is outside +-{bound}")]
@@ -110,8 +117,14 @@ pub enum NetFileError {
     },
 }
 
-const fn payload_len() -> usize {
-    2 * (NUM_FEATURES * L1 + L1 + L2 * L1X2 + L3 * L2 + L3) + 4 * (L2 + L3 + 1)
+/// The payload's length in a file of `version` (1: no psq weights).
+const fn payload_len(version: u32) -> usize {
+    let dense = 2 * (NUM_FEATURES * L1 + L1 + L2 * L1X2 + L3 * L2 + L3) + 4 * (L2 + L3 + 1);
+    if version == FORMAT_VERSION_NO_PSQ {
+        dense
+    } else {
+        dense + 4 * NUM_FEATURES
+    }
 }
 
 pub(crate) fn hex(bytes: &[u8]) -> String {
@@ -119,12 +132,14 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 }
 
 /// The largest feature weight or bias an integer network may hold.
-const W1_BOUND: i16 = (W1_CLIP as i32 * QA) as i16;
+const W1_BOUND: i32 = W1_CLIP as i32 * QA;
+/// The largest psq weight an integer network may hold.
+const PSQ_BOUND: i32 = LINEAR_CLIP as i32 * EVAL_SCALE as i32;
 
 impl QuantNetwork {
     /// The network as a file's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut payload = Vec::with_capacity(payload_len());
+        let mut payload = Vec::with_capacity(payload_len(FORMAT_VERSION));
         let i16s = |out: &mut Vec<u8>, v: &[i16]| v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         let i32s = |out: &mut Vec<u8>, v: &[i32]| v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         for row in &self.w1 {
@@ -141,9 +156,10 @@ impl QuantNetwork {
         i32s(&mut payload, &self.b3);
         i16s(&mut payload, &self.w4);
         i32s(&mut payload, &[self.b4]);
-        debug_assert_eq!(payload.len(), payload_len());
+        i32s(&mut payload, &self.psq);
+        debug_assert_eq!(payload.len(), payload_len(FORMAT_VERSION));
 
-        write_frame(MAGIC, &header_values(), &payload)
+        write_frame(MAGIC, &header_values(FORMAT_VERSION), &payload)
     }
 
     /// Reads a network from a file's bytes.
@@ -151,7 +167,14 @@ impl QuantNetwork {
     /// # Errors
     /// A [`NetFileError`] naming the first thing that is wrong.
     pub fn from_bytes(bytes: &[u8]) -> Result<QuantNetwork, NetFileError> {
-        let payload = read_frame(bytes, MAGIC, &header_values(), payload_len())?;
+        // A file of the previous version is read with its own header and
+        // length; any other version is checked against the current one
+        // (and refused with it).
+        let version = match bytes.get(8..12) {
+            Some(&[a, b, c, d]) if u32::from_le_bytes([a, b, c, d]) == FORMAT_VERSION_NO_PSQ => FORMAT_VERSION_NO_PSQ,
+            _ => FORMAT_VERSION,
+        };
+        let payload = read_frame(bytes, MAGIC, &header_values(version), payload_len(version))?;
         let mut reader = Reader { bytes: payload, at: 0 };
         let mut net = QuantNetwork::zeros();
         for row in net.w1.iter_mut() {
@@ -170,21 +193,37 @@ impl QuantNetwork {
         let mut b4 = [0i32];
         reader.i32s(&mut b4);
         net.b4 = b4[0];
+        if version != FORMAT_VERSION_NO_PSQ {
+            reader.i32s(&mut net.psq);
+        }
         net.pack();
 
         for (layer, values) in [("w1", net.w1.as_flattened()), ("b1", &net.b1[..])] {
             if let Some((index, &value)) = values
                 .iter()
                 .enumerate()
-                .find(|(_, v)| v.unsigned_abs() > W1_BOUND as u16)
+                .find(|(_, v)| i32::from(v.unsigned_abs()) > W1_BOUND)
             {
                 return Err(NetFileError::WeightRange {
                     layer,
                     index,
-                    value,
+                    value: value.into(),
                     bound: W1_BOUND,
                 });
             }
+        }
+        if let Some((index, &value)) = net
+            .psq
+            .iter()
+            .enumerate()
+            .find(|(_, v)| v.unsigned_abs() > PSQ_BOUND as u32)
+        {
+            return Err(NetFileError::WeightRange {
+                layer: "psq",
+                index,
+                value,
+                bound: PSQ_BOUND,
+            });
         }
         Ok(net)
     }
@@ -208,10 +247,11 @@ impl QuantNetwork {
     }
 }
 
-/// The header's u32 fields after the magic, in order, with their names.
-fn header_values() -> [(&'static str, u32); 10] {
+/// The header's u32 fields after the magic, in order, with their names,
+/// for a file of format `version`.
+fn header_values(version: u32) -> [(&'static str, u32); 10] {
     [
-        ("format version", FORMAT_VERSION),
+        ("format version", version),
         ("feature set version", FEATURE_SET_VERSION),
         ("features", NUM_FEATURES as u32),
         ("L1", L1 as u32),

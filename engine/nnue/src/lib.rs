@@ -8,7 +8,9 @@
 //! - [`FloatNetwork`] (training, reference) and [`QuantNetwork`] (play):
 //!   sparse input -> accumulator per perspective -> clipped ReLU -> two
 //!   small dense layers -> one output in logit units x 10,000 for the side
-//!   to move.
+//!   to move, plus a linear skip term (one psq weight per feature, the
+//!   side to move's sum minus the other's), so that a network can start as
+//!   a linear model and learn a correction.
 //! - [`LinearNet`]: the linear model over the same features (stage A),
 //!   its own file kind, and [`EvalModel`] to load either file.
 //! - [`AccumulatorStack`]: incremental accumulators along a search path,
@@ -28,4 +30,7 @@ pub use features::{
 };
 pub use file::{FEATURE_SET_VERSION, FORMAT_VERSION, MAGIC, NetFileError};
 pub use linear::{EvalModel, LINEAR_CLIP, LINEAR_FORMAT_VERSION, LINEAR_MAGIC, LinearNet};
-pub use network::{Activations, DENSE_CLIP, EVAL_SCALE, FloatNetwork, L1, L2, L3, QA, QB, QH, QuantNetwork, W1_CLIP};
+pub use network::{
+    Activations, DENSE_CLIP, EVAL_SCALE, FloatNetwork, HalfAccumulator, L1, L2, L3, PSQ_COLUMN, QA, QB, QH,
+    QuantNetwork, W1_CLIP, W1_ROW,
+};

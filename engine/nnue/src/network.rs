@@ -7,6 +7,18 @@
 //! side to move's half first -> [`L2`] -> clipped ReLU -> [`L3`] -> clipped
 //! ReLU -> 1 output, the side to move's winning chances as a logit.
 //!
+//! Beside the dense path, a linear skip term (the "PSQT" of Stockfish's
+//! networks, here one bucket): each feature has one more weight, its psq
+//! weight, and the output adds the side to move's psq sum minus the other
+//! side's. With the dense output weights at zero the network is exactly a
+//! linear model over the features ([`crate::LinearNet`]), which is how the
+//! trainer can start it from one ([`FloatNetwork::from_linear`]) and
+//! learn only a correction. In the float network the psq weight is the
+//! last column of a feature's row ([`W1_ROW`] = `L1 + 1` wide), so the
+//! trainer's sparse row updates, factors and folding treat it as any other
+//! column; in the integer network it is an i32 in evaluation units, summed
+//! beside the accumulator.
+//!
 //! Quantization: the accumulator holds i16 at scale [`QA`] (1.0 = 255), so
 //! its clipped ReLU is a clamp to 0..=255. Dense weights are i16 at scale
 //! [`QB`] (1.0 = 512) and sums i32; the two hidden layers' activations are
@@ -19,9 +31,13 @@
 //! and [`DENSE_CLIP`], so that no integer overflows: 32 active features and
 //! the bias stay within i16 (33 x 510 < 32,767), and a dense sum with its
 //! bias within i32 (2 L1 <= 256 inputs: 256 x 255 x 32,256 + 63 x 255 x 512 < 2^31; the output
-//! adds its bias in i64).
+//! adds its bias in i64). The psq weights are clipped to
+//! [`crate::LINEAR_CLIP`] as the linear model's, so a psq sum of 32
+//! features stays far inside i32 (32 x 80,000).
 
+use crate::LINEAR_CLIP;
 use crate::features::{MAX_ACTIVE, NUM_FEATURES, active_features};
+use crate::train::LinearModel;
 use leaper_rules::Position;
 use rand::Rng;
 use wide::{i16x8, i32x4};
@@ -36,6 +52,11 @@ pub const L1: usize = 64;
 pub const L2: usize = 16;
 /// The width of the second dense layer.
 pub const L3: usize = 32;
+/// The width of a feature's row in the float network: its [`L1`]
+/// accumulator weights, then its psq weight (the linear skip term).
+pub const W1_ROW: usize = L1 + 1;
+/// The column of a float feature row that holds the psq weight.
+pub const PSQ_COLUMN: usize = L1;
 /// Both accumulators, concatenated.
 pub(crate) const L1X2: usize = 2 * L1;
 /// The integer that stands for 1.0 in the accumulator and the activations.
@@ -59,9 +80,14 @@ pub const DENSE_CLIP: f32 = 63.0;
 /// The network in floating point: what the trainer changes, and the
 /// reference of what the integer network approximates. Matrices are
 /// row-major by output: `w2[o * 2 * L1 + i]`.
+///
+/// Output: `b4 + w4 . h2 + psq(stm) - psq(opp)`, where `psq(side)` sums
+/// the psq weights (column [`PSQ_COLUMN`] of `w1`) of that side's active
+/// features.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FloatNetwork {
-    /// Feature weights: `w1[f * L1 + j]`.
+    /// Feature rows: `w1[f * W1_ROW + j]` for accumulator column `j <
+    /// L1`, and `w1[f * W1_ROW + PSQ_COLUMN]` the feature's psq weight.
     pub w1: Vec<f32>,
     /// Accumulator bias, `L1`.
     pub b1: Vec<f32>,
@@ -89,7 +115,7 @@ impl FloatNetwork {
     /// All weights zero.
     pub fn zeros() -> FloatNetwork {
         FloatNetwork {
-            w1: vec![0.0; NUM_FEATURES * L1],
+            w1: vec![0.0; NUM_FEATURES * W1_ROW],
             b1: vec![0.0; L1],
             w2: vec![0.0; L2 * L1X2],
             b2: vec![0.0; L2],
@@ -102,7 +128,7 @@ impl FloatNetwork {
 
     /// Random weights for training from scratch: uniform with the fan-in
     /// scaling that keeps activations of order one, feature weights small
-    /// (about 31 of them add up).
+    /// (about 31 of them add up); the psq weights zero.
     pub fn random<R: Rng + ?Sized>(rng: &mut R) -> FloatNetwork {
         let mut net = FloatNetwork::zeros();
         let mut fill = |v: &mut Vec<f32>, bound: f32| v.iter_mut().for_each(|w| *w = rng.random_range(-bound..bound));
@@ -112,13 +138,46 @@ impl FloatNetwork {
         fill(&mut net.w3, (1.0 / L2 as f32).sqrt());
         fill(&mut net.w4, (1.0 / L3 as f32).sqrt());
         net.b1.iter_mut().for_each(|b| *b += 0.25);
+        net.w1.chunks_exact_mut(W1_ROW).for_each(|row| row[PSQ_COLUMN] = 0.0);
         net
+    }
+
+    /// A network that computes what `linear` does: random hidden layers
+    /// as [`FloatNetwork::random`], but the psq weights are the linear
+    /// model's weights, the output bias its bias, and the output weights
+    /// `w4` zero, so that the dense path adds nothing until training moves
+    /// `w4`. Training then learns a correction to the linear model.
+    pub fn from_linear<R: Rng + ?Sized>(linear: &LinearModel, rng: &mut R) -> FloatNetwork {
+        let mut net = FloatNetwork::random(rng);
+        for (row, &w) in net.w1.chunks_exact_mut(W1_ROW).zip(&linear.weights) {
+            row[PSQ_COLUMN] = w;
+        }
+        net.w4.iter_mut().for_each(|w| *w = 0.0);
+        net.b4 = linear.bias;
+        net
+    }
+
+    /// The psq weight of feature `f`.
+    pub fn psq(&self, f: u16) -> f32 {
+        self.w1[f as usize * W1_ROW + PSQ_COLUMN]
+    }
+
+    /// The bound of column `j` of a feature row: [`W1_CLIP`] for the
+    /// accumulator's, [`LINEAR_CLIP`] for the psq weight.
+    #[inline]
+    pub fn column_clip(j: usize) -> f32 {
+        if j == PSQ_COLUMN { LINEAR_CLIP } else { W1_CLIP }
     }
 
     /// Clamps every weight to what quantization can hold.
     pub fn clip(&mut self) {
         let clamp = |v: &mut Vec<f32>, bound: f32| v.iter_mut().for_each(|w| *w = w.clamp(-bound, bound));
-        clamp(&mut self.w1, W1_CLIP);
+        for row in self.w1.chunks_exact_mut(W1_ROW) {
+            for (j, w) in row.iter_mut().enumerate() {
+                let bound = FloatNetwork::column_clip(j);
+                *w = w.clamp(-bound, bound);
+            }
+        }
         clamp(&mut self.b1, W1_CLIP);
         for v in [&mut self.w2, &mut self.b2, &mut self.w3, &mut self.b3, &mut self.w4] {
             clamp(v, DENSE_CLIP);
@@ -126,20 +185,22 @@ impl FloatNetwork {
         self.b4 = self.b4.clamp(-DENSE_CLIP, DENSE_CLIP);
     }
 
-    /// The accumulator of a feature list (before the clipped ReLU).
-    pub fn accumulate(&self, features: &[u16]) -> [f32; L1] {
-        let mut acc = [0.0; L1];
-        acc.copy_from_slice(&self.b1);
+    /// The accumulator of a feature list (before the clipped ReLU), with
+    /// the features' psq sum in its last entry ([`PSQ_COLUMN`]).
+    pub fn accumulate(&self, features: &[u16]) -> [f32; W1_ROW] {
+        let mut acc = [0.0; W1_ROW];
+        acc[..L1].copy_from_slice(&self.b1);
         for &f in features {
-            let row = &self.w1[f as usize * L1..(f as usize + 1) * L1];
+            let row = &self.w1[f as usize * W1_ROW..(f as usize + 1) * W1_ROW];
             acc.iter_mut().zip(row).for_each(|(a, w)| *a += w);
         }
         acc
     }
 
-    /// The output (logit of the side to move) from both accumulators,
-    /// keeping the activations for backpropagation.
-    pub fn forward_from(&self, stm: &[f32; L1], opp: &[f32; L1]) -> Activations {
+    /// The output (logit of the side to move) from both accumulators (as
+    /// [`FloatNetwork::accumulate`] makes them, psq sums last), keeping
+    /// the activations for backpropagation.
+    pub fn forward_from(&self, stm: &[f32; W1_ROW], opp: &[f32; W1_ROW]) -> Activations {
         let mut h0 = [0.0; L1X2];
         for j in 0..L1 {
             h0[j] = crelu(stm[j]);
@@ -157,7 +218,10 @@ impl FloatNetwork {
             *z = self.b3[o] + row.iter().zip(&h1).map(|(w, x)| w * x).sum::<f32>();
         }
         let h2 = z2.map(crelu);
-        let out = self.b4 + self.w4.iter().zip(&h2).map(|(w, x)| w * x).sum::<f32>();
+        let dense = self.w4.iter().zip(&h2).map(|(w, x)| w * x).sum::<f32>();
+        // In the linear model's order (bias, + stm, - opp), so that a
+        // network with w4 = 0 computes exactly what the model does.
+        let out = self.b4 + dense + stm[PSQ_COLUMN] - opp[PSQ_COLUMN];
         Activations {
             stm: *stm,
             opp: *opp,
@@ -183,8 +247,10 @@ impl FloatNetwork {
         let mut net = QuantNetwork::zeros();
         for (f, row) in net.w1.iter_mut().enumerate() {
             for (j, w) in row.iter_mut().enumerate() {
-                *w = q16(self.w1[f * L1 + j], W1_CLIP, QA);
+                *w = q16(self.w1[f * W1_ROW + j], W1_CLIP, QA);
             }
+            let psq = self.w1[f * W1_ROW + PSQ_COLUMN].clamp(-LINEAR_CLIP, LINEAR_CLIP);
+            net.psq[f] = (psq * EVAL_SCALE as f32).round() as i32;
         }
         for j in 0..L1 {
             net.b1[j] = q16(self.b1[j], W1_CLIP, QA);
@@ -213,10 +279,12 @@ impl FloatNetwork {
 /// What a float forward pass computed, kept for its backward pass.
 #[derive(Clone, Debug)]
 pub struct Activations {
-    /// The side to move's accumulator before the clipped ReLU.
-    pub stm: [f32; L1],
-    /// The other side's accumulator before the clipped ReLU.
-    pub opp: [f32; L1],
+    /// The side to move's accumulator before the clipped ReLU, its psq
+    /// sum last.
+    pub stm: [f32; W1_ROW],
+    /// The other side's accumulator before the clipped ReLU, its psq sum
+    /// last.
+    pub opp: [f32; W1_ROW],
     /// The first dense layer before its clipped ReLU.
     pub z1: [f32; L2],
     /// The second dense layer before its clipped ReLU.
@@ -231,6 +299,9 @@ const _: () = assert!((QA * QB) >> SHIFT_L2 == QH && QB >> SHIFT_L3 == 1 && L1X2
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QuantNetwork {
     pub(crate) w1: Vec<[i16; L1]>,
+    /// The psq weight of each feature, in evaluation units (logit x
+    /// [`EVAL_SCALE`], as [`crate::LinearNet`]'s weights).
+    pub(crate) psq: Vec<i32>,
     pub(crate) b1: [i16; L1],
     pub(crate) w2: Box<[[i16; L1X2]; L2]>,
     pub(crate) b2: [i32; L2],
@@ -242,6 +313,22 @@ pub struct QuantNetwork {
     pub(crate) b3: [i32; L3],
     pub(crate) w4: [i16; L3],
     pub(crate) b4: i32,
+}
+
+/// One perspective's sums in the integer network: the accumulator (before
+/// the clipped ReLU) and the psq sum of its active features (evaluation
+/// units), kept together by the same updates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HalfAccumulator {
+    /// The accumulator, at scale [`QA`].
+    pub acc: [i16; L1],
+    /// The psq sum.
+    pub psq: i32,
+}
+
+impl HalfAccumulator {
+    /// All zero.
+    pub const ZERO: HalfAccumulator = HalfAccumulator { acc: [0; L1], psq: 0 };
 }
 
 /// One dense layer with clipped ReLU: i16 inputs, weights at scale QB,
@@ -315,6 +402,7 @@ impl QuantNetwork {
     pub fn zeros() -> QuantNetwork {
         QuantNetwork {
             w1: vec![[0; L1]; NUM_FEATURES],
+            psq: vec![0; NUM_FEATURES],
             b1: [0; L1],
             w2: Box::new([[0; L1X2]; L2]),
             b2: [0; L2],
@@ -326,52 +414,75 @@ impl QuantNetwork {
         }
     }
 
-    /// The accumulator of a feature list, from scratch.
-    pub fn refresh(&self, features: &[u16], acc: &mut [i16; L1]) {
-        *acc = self.b1;
+    /// The psq weight of feature `f`, in evaluation units.
+    pub fn psq(&self, f: u16) -> i32 {
+        self.psq.get(f as usize).copied().unwrap_or(0)
+    }
+
+    /// The sums of a feature list, from scratch.
+    pub fn refresh(&self, features: &[u16], acc: &mut HalfAccumulator) {
+        acc.acc = self.b1;
+        acc.psq = 0;
         for &f in features.iter().take(MAX_ACTIVE) {
-            add_row(acc, &self.w1[f as usize]);
+            add_row(&mut acc.acc, &self.w1[f as usize]);
+            acc.psq = acc.psq.wrapping_add(self.psq[f as usize]);
         }
     }
 
-    /// Applies a change of features to an accumulator.
+    /// Applies a change of features to a perspective's sums.
     #[inline]
-    pub fn update(&self, acc: &mut [i16; L1], removed: &[u16], added: &[u16]) {
+    pub fn update(&self, acc: &mut HalfAccumulator, removed: &[u16], added: &[u16]) {
         for &f in removed {
-            sub_row(acc, &self.w1[f as usize]);
+            sub_row(&mut acc.acc, &self.w1[f as usize]);
+            acc.psq = acc.psq.wrapping_sub(self.psq[f as usize]);
         }
         for &f in added {
-            add_row(acc, &self.w1[f as usize]);
+            add_row(&mut acc.acc, &self.w1[f as usize]);
+            acc.psq = acc.psq.wrapping_add(self.psq[f as usize]);
         }
     }
 
     /// Copies `src` into `dst` changed by a delta in one pass: the common
     /// make-move update, which reads the parent's accumulator once.
     #[inline]
-    pub fn update_from(&self, src: &[i16; L1], dst: &mut [i16; L1], removed: &[u16], added: &[u16]) {
+    pub fn update_from(&self, src: &HalfAccumulator, dst: &mut HalfAccumulator, removed: &[u16], added: &[u16]) {
+        let psq = |f: &u16| self.psq[*f as usize];
+        let (s, d) = (&src.acc, &mut dst.acc);
         match (removed, added) {
             ([r], [a]) => {
-                let (r, a) = (&self.w1[*r as usize], &self.w1[*a as usize]);
+                let (r1, a1) = (&self.w1[*r as usize], &self.w1[*a as usize]);
                 for j in 0..L1 {
-                    dst[j] = src[j].wrapping_sub(r[j]).wrapping_add(a[j]);
+                    d[j] = s[j].wrapping_sub(r1[j]).wrapping_add(a1[j]);
                 }
+                dst.psq = src.psq.wrapping_sub(psq(r)).wrapping_add(psq(a));
             }
             ([r1, r2], [a1]) => {
-                let (r1, r2, a1) = (&self.w1[*r1 as usize], &self.w1[*r2 as usize], &self.w1[*a1 as usize]);
+                let (w_r1, w_r2, w_a1) = (&self.w1[*r1 as usize], &self.w1[*r2 as usize], &self.w1[*a1 as usize]);
                 for j in 0..L1 {
-                    dst[j] = src[j].wrapping_sub(r1[j]).wrapping_sub(r2[j]).wrapping_add(a1[j]);
+                    d[j] = s[j].wrapping_sub(w_r1[j]).wrapping_sub(w_r2[j]).wrapping_add(w_a1[j]);
                 }
+                dst.psq = src
+                    .psq
+                    .wrapping_sub(psq(r1))
+                    .wrapping_sub(psq(r2))
+                    .wrapping_add(psq(a1));
             }
             ([r1, r2], [a1, a2]) => {
-                let (r1, r2) = (&self.w1[*r1 as usize], &self.w1[*r2 as usize]);
-                let (a1, a2) = (&self.w1[*a1 as usize], &self.w1[*a2 as usize]);
+                let (w_r1, w_r2) = (&self.w1[*r1 as usize], &self.w1[*r2 as usize]);
+                let (w_a1, w_a2) = (&self.w1[*a1 as usize], &self.w1[*a2 as usize]);
                 for j in 0..L1 {
-                    dst[j] = src[j]
-                        .wrapping_sub(r1[j])
-                        .wrapping_sub(r2[j])
-                        .wrapping_add(a1[j])
-                        .wrapping_add(a2[j]);
+                    d[j] = s[j]
+                        .wrapping_sub(w_r1[j])
+                        .wrapping_sub(w_r2[j])
+                        .wrapping_add(w_a1[j])
+                        .wrapping_add(w_a2[j]);
                 }
+                dst.psq = src
+                    .psq
+                    .wrapping_sub(psq(r1))
+                    .wrapping_sub(psq(r2))
+                    .wrapping_add(psq(a1))
+                    .wrapping_add(psq(a2));
             }
             _ => {
                 *dst = *src;
@@ -392,18 +503,20 @@ impl QuantNetwork {
         }
     }
 
-    /// The evaluation from the side to move's and the other side's
-    /// accumulators: logit x [`EVAL_SCALE`] of the side to move.
-    pub fn output(&self, stm: &[i16; L1], opp: &[i16; L1]) -> i32 {
+    /// The evaluation from the side to move's and the other side's sums:
+    /// logit x [`EVAL_SCALE`] of the side to move, the dense path's output
+    /// plus the psq sums' difference.
+    pub fn output(&self, stm: &HalfAccumulator, opp: &HalfAccumulator) -> i32 {
         let mut h0 = [0i16; L1X2];
         for j in 0..L1 {
-            h0[j] = stm[j].clamp(0, QA as i16);
-            h0[L1 + j] = opp[j].clamp(0, QA as i16);
+            h0[j] = stm.acc[j].clamp(0, QA as i16);
+            h0[L1 + j] = opp.acc[j].clamp(0, QA as i16);
         }
         let h1 = dense_crelu::<L1X2, L2, SHIFT_L2>(&h0, &self.w2, &self.b2);
         let h2 = second_dense(&h1, &self.w3_pairs, &self.b3);
         let sum = i64::from(dot(&h2, &self.w4)) + i64::from(self.b4);
-        (sum * EVAL_SCALE / i64::from(QH * QB)) as i32
+        let dense = (sum * EVAL_SCALE / i64::from(QH * QB)) as i32;
+        dense.wrapping_add(stm.psq).wrapping_sub(opp.psq)
     }
 
     /// The evaluation of `pos` from scratch (the accumulators computed
@@ -411,7 +524,7 @@ impl QuantNetwork {
     pub fn evaluate(&self, pos: &Position) -> i32 {
         let (_, stm) = active_features(pos, pos.turn());
         let (_, opp) = active_features(pos, !pos.turn());
-        let (mut a, mut b) = ([0; L1], [0; L1]);
+        let (mut a, mut b) = (HalfAccumulator::ZERO, HalfAccumulator::ZERO);
         self.refresh(stm.as_slice(), &mut a);
         self.refresh(opp.as_slice(), &mut b);
         self.output(&a, &b)

@@ -16,6 +16,18 @@
 //! when it hands out the model ([`Trainer::model`], the export), so the
 //! file and the engine are unchanged.
 //!
+//! # A network started from a linear model
+//! The network's feature rows end with the psq weight (the linear skip
+//! term, see [`FloatNetwork`]), so [`FloatNetwork::from_linear`] makes a
+//! network that computes what a [`LinearModel`] does, and training it
+//! learns a correction. On a million or so positions the dense part
+//! overfits within an epoch at the step size a network from zero wants;
+//! [`TrainConfig::psq_learning_rate`] steps the linear part (psq column,
+//! output bias) at its own rate and [`TrainConfig::weight_decay`] pulls
+//! the rest toward zero, i.e. toward the linear model ([`Model::SKIP_COLUMN`],
+//! [`Model::SKIP_TENSORS`], [`Model::DECAYED_TENSORS`] say which is which).
+//! Each column of a feature row has its own clip ([`Model::column_clip`]).
+//!
 //! It lives in this crate beside the features and the network so that one
 //! definition serves both; it uses only their public API, so it can move
 //! to the training crate unchanged.
@@ -35,7 +47,7 @@ use crate::features::{
     FeatureList, MAX_ACTIVE, NUM_FEATURES, OFFSET_FACTORS, SQUARE_FACTORS, active_features, offset_factor,
     square_factor,
 };
-use crate::network::{FloatNetwork, L1, L1X2, L2, L3, crelu};
+use crate::network::{FloatNetwork, L1, L1X2, L2, L3, PSQ_COLUMN, W1_ROW, crelu};
 use crate::{EVAL_SCALE, QuantNetwork};
 use leaper_rules::Position;
 use rand::SeedableRng;
@@ -115,9 +127,20 @@ pub trait Model: Clone + Send + Sync {
     const ROW: usize;
     /// A name for checkpoints: a checkpoint of another model is refused.
     const KIND: &'static str;
-    /// The bound of a feature row's entries (what [`Model::clip`] clamps
-    /// them to), which a feature's row plus its factors' must keep too.
-    const ROW_CLIP: f32;
+    /// The column of a feature row that is a linear skip weight (the
+    /// network's psq weight), if any: it steps at
+    /// [`TrainConfig::psq_learning_rate`] and is not decayed.
+    const SKIP_COLUMN: Option<usize> = None;
+    /// The tensors besides tensor 0 that step with the skip column (the
+    /// network's output bias, the linear model's own).
+    const SKIP_TENSORS: &'static [usize] = &[];
+    /// The tensors that [`TrainConfig::weight_decay`] pulls toward zero
+    /// (in tensor 0, every column but the skip column).
+    const DECAYED_TENSORS: &'static [usize] = &[];
+    /// The bound of column `j` of a feature row (what [`Model::clip`]
+    /// clamps it to), which a feature's row plus its factors' must keep
+    /// too.
+    fn column_clip(j: usize) -> f32;
     /// The parameters.
     fn tensors(&self) -> Vec<&[f32]>;
     /// The parameters, to change.
@@ -244,7 +267,6 @@ fn clip_folded<M: Model>(model: &mut M, factors: Factors) {
     if factors == Factors::None {
         return;
     }
-    let bound = M::ROW_CLIP;
     let rows = model.feature_rows_mut();
     let mut shared = vec![0f32; M::ROW];
     for f in 0..NUM_FEATURES {
@@ -254,7 +276,8 @@ fn clip_folded<M: Model>(model: &mut M, factors: Factors) {
             shared.iter_mut().zip(&rows[r..r + M::ROW]).for_each(|(s, w)| *s += w);
         }
         let own = &mut rows[f * M::ROW..(f + 1) * M::ROW];
-        for (w, s) in own.iter_mut().zip(&shared) {
+        for (j, (w, s)) in own.iter_mut().zip(&shared).enumerate() {
+            let bound = M::column_clip(j);
             *w = w.clamp(-bound - s, bound - s);
         }
     }
@@ -290,7 +313,10 @@ impl LinearModel {
 impl Model for LinearModel {
     const ROW: usize = 1;
     const KIND: &'static str = "linear";
-    const ROW_CLIP: f32 = crate::LINEAR_CLIP;
+
+    fn column_clip(_: usize) -> f32 {
+        crate::LINEAR_CLIP
+    }
 
     fn tensors(&self) -> Vec<&[f32]> {
         vec![&self.weights, std::slice::from_ref(&self.bias)]
@@ -330,9 +356,15 @@ impl Model for LinearModel {
 }
 
 impl Model for FloatNetwork {
-    const ROW: usize = L1;
+    const ROW: usize = W1_ROW;
     const KIND: &'static str = "nnue";
-    const ROW_CLIP: f32 = crate::W1_CLIP;
+    const SKIP_COLUMN: Option<usize> = Some(PSQ_COLUMN);
+    const SKIP_TENSORS: &'static [usize] = &[7];
+    const DECAYED_TENSORS: &'static [usize] = &[0, 2, 4, 6];
+
+    fn column_clip(j: usize) -> f32 {
+        FloatNetwork::column_clip(j)
+    }
 
     fn tensors(&self) -> Vec<&[f32]> {
         vec![
@@ -417,17 +449,20 @@ impl Model for FloatNetwork {
                 dh0[i] += d * w[i];
             }
         }
-        // Accumulators: the bias and the active features' rows.
-        let mut dstm = [0.0; L1];
-        let mut dopp = [0.0; L1];
+        // Accumulators: the bias and the active features' rows, whose
+        // last column, the psq weight, adds to the output directly.
+        let mut dstm = [0.0; W1_ROW];
+        let mut dopp = [0.0; W1_ROW];
         for j in 0..L1 {
             dstm[j] = dh0[j] * inside(act.stm[j]);
             dopp[j] = dh0[L1 + j] * inside(act.opp[j]);
             grad[1][j] += dstm[j] + dopp[j];
         }
+        dstm[PSQ_COLUMN] = dout;
+        dopp[PSQ_COLUMN] = -dout;
         for (list, d) in [(stm, &dstm), (opp, &dopp)] {
             for &f in list {
-                let row = &mut grad[0][f as usize * L1..(f as usize + 1) * L1];
+                let row = &mut grad[0][f as usize * W1_ROW..(f as usize + 1) * W1_ROW];
                 row.iter_mut().zip(d).for_each(|(g, d)| *g += d);
             }
         }
@@ -470,6 +505,17 @@ pub struct TrainConfig {
     pub checkpoint: Option<PathBuf>,
     /// The factor rows trained beside the features' own.
     pub factors: Factors,
+    /// The step size of the skip weights (the network's psq column and
+    /// output bias) in the first epoch, decaying as `learning_rate` does;
+    /// `None`: `learning_rate`. A network started from a linear model
+    /// wants its linear part to move less than its new dense part.
+    pub psq_learning_rate: Option<f32>,
+    /// Decoupled (AdamW) weight decay of the model's
+    /// [`Model::DECAYED_TENSORS`] (the network's accumulator and dense
+    /// weights, not the biases, not the psq weights): each step multiplies
+    /// them by `1 - step size x weight_decay`, pulling the network toward
+    /// its linear part. Rows of tensor 0 decay when a batch touches them.
+    pub weight_decay: f32,
 }
 
 impl Default for TrainConfig {
@@ -486,6 +532,8 @@ impl Default for TrainConfig {
             seed: 1,
             checkpoint: None,
             factors: Factors::None,
+            psq_learning_rate: None,
+            weight_decay: 0.0,
         }
     }
 }
@@ -525,6 +573,9 @@ impl Adam {
         }
     }
 
+    /// One step of `params[range]` (of tensor `t`) with its gradient:
+    /// Adam's, then the decoupled weight decay `decay` (0: none).
+    #[allow(clippy::too_many_arguments)]
     fn update(
         &mut self,
         params: &mut [f32],
@@ -533,15 +584,17 @@ impl Adam {
         range: std::ops::Range<usize>,
         cfg: &TrainConfig,
         step_size: f32,
+        decay: f32,
     ) {
         let bc1 = 1.0 - cfg.beta1.powi(self.step.min(1 << 20) as i32);
         let bc2 = 1.0 - cfg.beta2.powi(self.step.min(1 << 20) as i32);
         let lr = step_size * bc2.sqrt() / bc1;
+        let shrink = 1.0 - step_size * decay;
         let (m, v) = (&mut self.m[t][range.clone()], &mut self.v[t][range.clone()]);
         for (((p, g), m), v) in params[range.clone()].iter_mut().zip(&grad[range]).zip(m).zip(v) {
             *m = cfg.beta1 * *m + (1.0 - cfg.beta1) * g;
             *v = cfg.beta2 * *v + (1.0 - cfg.beta2) * g * g;
-            *p -= lr * *m / (v.sqrt() + 1e-8);
+            *p = *p * shrink - lr * *m / (v.sqrt() + 1e-8);
         }
     }
 }
@@ -610,6 +663,26 @@ impl Grad {
 /// Mean loss of `model` over `samples`, on `threads` threads.
 pub fn mean_loss<M: Model>(model: &M, samples: &[Sample], threads: usize) -> f32 {
     mean_loss_with(model, Factors::None, samples, threads)
+}
+
+/// Mean loss over `samples` of an integer model (a [`QuantNetwork`] or a
+/// [`crate::LinearNet`], as a file holds it and the engine evaluates it):
+/// what quantization keeps of a float model's validation loss.
+pub fn integer_mean_loss<N: crate::Incremental>(net: &N, samples: &[Sample]) -> f32 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    let (mut stm, mut opp) = (N::zero(), N::zero());
+    let total: f64 = samples
+        .iter()
+        .map(|s| {
+            net.refresh(s.stm.as_slice(), &mut stm);
+            net.refresh(s.opp.as_slice(), &mut opp);
+            let logit = net.output(&stm, &opp) as f32 / EVAL_SCALE as f32;
+            f64::from(bce_with_logit(logit, s.target))
+        })
+        .sum();
+    (total / samples.len() as f64) as f32
 }
 
 /// Mean loss of `model`, whose feature rows are followed by `factors`'
@@ -726,6 +799,12 @@ impl<M: Model> Trainer<M> {
         self.config.learning_rate * self.config.lr_decay.powi(epoch.min(1 << 16) as i32)
     }
 
+    /// The step size of the skip weights in epoch `epoch` (0-based).
+    pub fn psq_learning_rate(&self, epoch: u32) -> f32 {
+        self.config.psq_learning_rate.unwrap_or(self.config.learning_rate)
+            * self.config.lr_decay.powi(epoch.min(1 << 16) as i32)
+    }
+
     /// Mean loss on the held-out samples.
     pub fn validation_loss(&self) -> f32 {
         mean_loss_with(&self.model, self.config.factors, &self.validation, self.config.threads)
@@ -759,6 +838,7 @@ impl<M: Model> Trainer<M> {
         let mut grads: Vec<Grad> = (0..threads).map(|_| Grad::new(&self.model)).collect();
         let (mut loss_sum, mut n) = (0f64, 0usize);
         let step_size = self.learning_rate(self.epoch);
+        let psq_step_size = self.psq_learning_rate(self.epoch);
         let factors = self.config.factors;
         for batch in order.chunks(self.config.batch_size.max(1)) {
             let per = batch.len().div_ceil(threads);
@@ -778,7 +858,7 @@ impl<M: Model> Trainer<M> {
             }
             loss_sum += first[0].loss;
             n += batch.len();
-            self.apply(&mut first[0], batch.len(), step_size);
+            self.apply(&mut first[0], batch.len(), step_size, psq_step_size);
         }
         self.epoch += 1;
         let samples_per_second = n as f64 / start.elapsed().as_secs_f64().max(1e-9);
@@ -792,24 +872,47 @@ impl<M: Model> Trainer<M> {
     }
 
     /// One Adam step with the summed gradient of `len` samples, then the
-    /// clip; clears the gradient.
-    fn apply(&mut self, grad: &mut Grad, len: usize, step_size: f32) {
+    /// clip; clears the gradient. The skip column and tensors step by
+    /// `psq_step_size` without decay, the rest by `step_size` with the
+    /// configured decay where [`Model::DECAYED_TENSORS`] says.
+    fn apply(&mut self, grad: &mut Grad, len: usize, step_size: f32, psq_step_size: f32) {
         let scale = 1.0 / len.max(1) as f32;
         self.adam.step += 1;
         let cfg = self.config.clone();
+        let decay_of = |t: usize| {
+            if M::DECAYED_TENSORS.contains(&t) {
+                cfg.weight_decay
+            } else {
+                0.0
+            }
+        };
         let mut params = self.model.tensors_mut();
         for (t, (p, g)) in params.iter_mut().zip(grad.tensors.iter_mut()).enumerate() {
             if t == 0 {
                 for &f in &grad.touched {
                     let r = f as usize * M::ROW..(f as usize + 1) * M::ROW;
                     g[r.clone()].iter_mut().for_each(|x| *x *= scale);
-                    self.adam.update(p, g, 0, r.clone(), &cfg, step_size);
+                    match M::SKIP_COLUMN {
+                        Some(c) => {
+                            let skip = r.start + c;
+                            let decay = decay_of(0);
+                            self.adam.update(p, g, 0, r.start..skip, &cfg, step_size, decay);
+                            self.adam.update(p, g, 0, skip..skip + 1, &cfg, psq_step_size, 0.0);
+                            self.adam.update(p, g, 0, skip + 1..r.end, &cfg, step_size, decay);
+                        }
+                        None => self.adam.update(p, g, 0, r.clone(), &cfg, step_size, decay_of(0)),
+                    }
                     g[r].iter_mut().for_each(|x| *x = 0.0);
                     grad.marked[f as usize] = false;
                 }
             } else {
                 g.iter_mut().for_each(|x| *x *= scale);
-                self.adam.update(p, g, t, 0..g.len(), &cfg, step_size);
+                let (size, decay) = if M::SKIP_TENSORS.contains(&t) {
+                    (psq_step_size, 0.0)
+                } else {
+                    (step_size, decay_of(t))
+                };
+                self.adam.update(p, g, t, 0..g.len(), &cfg, size, decay);
                 g.iter_mut().for_each(|x| *x = 0.0);
             }
         }
@@ -946,7 +1049,9 @@ impl Trainer<LinearModel> {
 }
 
 const CHECKPOINT_MAGIC: &[u8; 8] = b"LEAPCKPT";
-const CHECKPOINT_VERSION: u32 = 1;
+/// 2 since the network's feature rows hold the psq weight (a version 1
+/// network checkpoint's tensors no longer fit).
+const CHECKPOINT_VERSION: u32 = 2;
 
 /// Why a checkpoint could not be resumed.
 #[derive(Debug, thiserror::Error)]

@@ -1,20 +1,29 @@
 //! The integer network against the float one, incremental accumulators
-//! against a full refresh, and the network file's round trip and errors.
+//! against a full refresh, and the network file's round trip and errors,
+//! all with the psq (linear skip) weights in play; and a file of the
+//! previous format version, without psq weights, loading.
 
 mod common;
 
 use common::{MoveKinds, count_kind, random_game, random_move};
-use leaper_nnue::{Accumulator, AccumulatorStack, EVAL_SCALE, FloatNetwork, NetFileError, QuantNetwork};
-use rand::SeedableRng;
+use leaper_nnue::{
+    Accumulator, AccumulatorStack, EVAL_SCALE, FORMAT_VERSION, FloatNetwork, NetFileError, PSQ_COLUMN, QuantNetwork,
+    W1_ROW,
+};
 use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 
 /// A random network whose outputs span a few logit units, as a trained
-/// one's do (the initial weights alone give outputs near zero).
+/// one's do (the initial weights alone give outputs near zero), with
+/// random psq weights of the size a linear model's have.
 fn random_nets(seed: u64) -> (FloatNetwork, QuantNetwork) {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut float = FloatNetwork::random(&mut rng);
     float.w1.iter_mut().for_each(|w| *w *= 3.0);
     float.w4.iter_mut().for_each(|w| *w *= 15.0);
+    for row in float.w1.chunks_exact_mut(W1_ROW) {
+        row[PSQ_COLUMN] = rng.random_range(-0.6..0.6);
+    }
     float.clip();
     let quant = float.quantize();
     (float, quant)
@@ -26,7 +35,8 @@ fn random_nets(seed: u64) -> (FloatNetwork, QuantNetwork) {
 /// [`MEAN_TOLERANCE_LOGIT`] on average, for networks whose outputs span a
 /// few logit units. Rounding each feature weight to 1/255 and each hidden
 /// activation to 1/2040 is amplified by the output weights; measured here:
-/// mean 0.009, worst 0.064.
+/// mean 0.008, worst 0.051 (with random psq weights; 0.009 and 0.064
+/// before the psq term).
 const TOLERANCE_LOGIT: f32 = 0.1;
 const MEAN_TOLERANCE_LOGIT: f32 = 0.02;
 
@@ -210,7 +220,10 @@ fn damaged_network_files_are_rejected_with_the_reason() {
     let mut bytes = good.clone();
     bytes[8] = 9;
     let err = load(&bytes);
-    assert!(matches!(err, NetFileError::Version { found: 9, expected: 1 }), "{err}");
+    assert!(
+        matches!(err, NetFileError::Version { found: 9, expected } if expected == FORMAT_VERSION),
+        "{err}"
+    );
 
     let mut bytes = good.clone();
     bytes[20..24].copy_from_slice(&256u32.to_le_bytes());
@@ -280,6 +293,96 @@ fn damaged_network_files_are_rejected_with_the_reason() {
         "{err}"
     );
 
+    // A psq weight beyond the linear model's clip (the last i32 of the
+    // payload is the last feature's).
+    let mut bytes = good.clone();
+    let last = bytes.len() - 4;
+    bytes[last..].copy_from_slice(&(-90_000i32).to_le_bytes());
+    rehash(&mut bytes);
+    let err = load(&bytes);
+    assert!(
+        matches!(
+            err,
+            NetFileError::WeightRange {
+                layer: "psq",
+                index,
+                value: -90_000,
+                bound: 80_000,
+            } if index == leaper_nnue::NUM_FEATURES - 1
+        ),
+        "{err}"
+    );
+
     let err = QuantNetwork::load(&dir.path().join("missing.nnue")).expect_err("missing file");
     assert!(matches!(err, NetFileError::Io(_)), "{err}");
+}
+
+/// A file of format version 1 (no psq weights: the payload ends with b4)
+/// still loads, as the same network with zero psq weights, and evaluates
+/// as it did; a version 1 header on a version 2 payload is a length error.
+#[test]
+fn a_previous_version_network_file_loads_with_zero_psq_weights() {
+    let (mut float, _) = random_nets(7);
+    for row in float.w1.chunks_exact_mut(W1_ROW) {
+        row[PSQ_COLUMN] = 0.0;
+    }
+    let net = float.quantize();
+    let current = net.to_bytes();
+    // The version 1 file: the same header with version 1 and the shorter
+    // payload's length and hash.
+    let psq_len = 4 * leaper_nnue::NUM_FEATURES;
+    let mut old = current[..current.len() - psq_len].to_vec();
+    old[8..12].copy_from_slice(&1u32.to_le_bytes());
+    let payload_len = (old.len() - 88) as u64;
+    old[48..56].copy_from_slice(&payload_len.to_le_bytes());
+    rehash(&mut old);
+    let loaded = QuantNetwork::from_bytes(&old).expect("a version 1 file loads");
+    assert_eq!(loaded, net);
+    for seed in 0..5 {
+        let (positions, _) = random_game(40 + seed);
+        for pos in positions.iter().filter(|p| p.terminal().is_none()) {
+            assert_eq!(loaded.evaluate(pos), net.evaluate(pos));
+            let f = float.evaluate(pos);
+            let q = loaded.evaluate(pos) as f32 / EVAL_SCALE as f32;
+            assert!((f - q).abs() <= TOLERANCE_LOGIT, "{f} against {q}");
+        }
+    }
+    // A version 1 header in front of a version 2 payload.
+    let mut bytes = current.clone();
+    bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+    let err = QuantNetwork::from_bytes(&bytes).expect_err("a mislabelled file loads");
+    assert!(
+        matches!(
+            err,
+            NetFileError::Dimension {
+                field: "payload length",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+/// The psq term is what the integer network adds to its dense path: the
+/// same network with its psq weights zeroed differs by exactly the psq
+/// sums' difference, which is the linear model's sum.
+#[test]
+fn the_integer_psq_term_is_the_difference_of_the_psq_sums() {
+    let (float, net) = random_nets(8);
+    let mut zeroed = float.clone();
+    for row in zeroed.w1.chunks_exact_mut(W1_ROW) {
+        row[PSQ_COLUMN] = 0.0;
+    }
+    let dense = zeroed.quantize();
+    let (positions, _) = random_game(77);
+    let mut moved = 0;
+    for pos in positions.iter().filter(|p| p.terminal().is_none()) {
+        let (_, stm) = leaper_nnue::active_features(pos, pos.turn());
+        let (_, opp) = leaper_nnue::active_features(pos, !pos.turn());
+        let sum = |l: &leaper_nnue::FeatureList| l.as_slice().iter().map(|&f| net.psq(f)).sum::<i32>();
+        let psq = sum(&stm) - sum(&opp);
+        moved += usize::from(psq != 0);
+        assert_eq!(net.evaluate(pos), dense.evaluate(pos) + psq);
+    }
+    assert!(moved > 10);
 }

@@ -1,12 +1,16 @@
 //! Tiny training runs on synthetic targets: the validation loss falls for
 //! both stages, a resumed run equals an uninterrupted one, and the export
-//! is an integer network close to the trained float one.
+//! is an integer network close to the trained float one; a network started
+//! from a linear model predicts exactly what it does and learns from there,
+//! with its own step size for the linear part and weight decay.
 
 mod common;
 
 use common::random_game;
-use leaper_nnue::train::{Factors, LinearModel, Model, Sample, TrainConfig, Trainer, mean_loss, samples_from, sigmoid};
-use leaper_nnue::{EVAL_SCALE, FloatNetwork, QuantNetwork};
+use leaper_nnue::train::{
+    Factors, LinearModel, Model, Sample, TrainConfig, Trainer, integer_mean_loss, mean_loss, samples_from, sigmoid,
+};
+use leaper_nnue::{EVAL_SCALE, FloatNetwork, LinearNet, PSQ_COLUMN, QuantNetwork, W1_ROW};
 use leaper_rules::{Color, Position, Role};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -301,4 +305,113 @@ fn one_game_stays_for_training() {
     let n = samples.len();
     let trainer = Trainer::new(LinearModel::default(), samples, config(1, None));
     assert_eq!((trainer.training().len(), trainer.validation().len()), (n, 0));
+}
+
+/// A linear model as a file holds it (trained briefly on `samples`, then
+/// through its integer form, as `--init FILE` reads it).
+fn linear_start(samples: &[Sample]) -> LinearModel {
+    let mut trainer = Trainer::new(LinearModel::default(), samples.to_vec(), config(1, None));
+    run(&mut trainer);
+    LinearNet::from_model(&trainer.model()).to_model()
+}
+
+/// `--model nnue --init FILE.linear`: the network starts as the linear
+/// model (psq weights = its weights, output bias = its bias, output
+/// weights zero), so its predictions are the model's exactly, with or
+/// without factor rows, its validation loss at epoch 0 is the model's,
+/// and its integer form evaluates as the linear model's within a unit.
+/// Training from there lowers the validation loss.
+#[test]
+fn a_network_started_from_a_linear_model_predicts_it_and_then_improves() {
+    let samples = synthetic(0..120);
+    let linear = linear_start(&samples);
+    let net = FloatNetwork::from_linear(&linear, &mut StdRng::seed_from_u64(4));
+    assert!(net.w4.iter().all(|&w| w == 0.0));
+    for s in &samples {
+        assert_eq!(net.predict(s), linear.predict(s));
+    }
+    let integer = net.quantize();
+    let linear_int = LinearNet::from_model(&linear);
+    for seed in 0..10 {
+        for pos in random_game(700 + seed).0.iter().filter(|p| p.terminal().is_none()) {
+            let (a, b) = (integer.evaluate(pos), linear_int.evaluate(pos));
+            assert!((a - b).abs() <= 1, "network {a} linear {b} at {pos:?}");
+        }
+    }
+    for factors in [Factors::None, Factors::Squares, Factors::SquaresAndOffsets] {
+        let cfg = TrainConfig {
+            factors,
+            psq_learning_rate: Some(1e-3),
+            weight_decay: 0.1,
+            ..config(3, None)
+        };
+        let lin = Trainer::new(linear.clone(), samples.clone(), cfg.clone());
+        let mut trainer = Trainer::new(net.clone(), samples.clone(), cfg);
+        let (a, b) = (trainer.validation_loss(), lin.validation_loss());
+        assert!((a - b).abs() < 1e-6, "{factors:?}: network {a}, linear model {b}");
+        if factors == Factors::Squares {
+            let losses = run(&mut trainer);
+            eprintln!("network from a linear model: validation losses {losses:?}");
+            assert!(losses[losses.len() - 1] < losses[0] - 0.002, "{losses:?}");
+            assert!(trainer.model().w4.iter().any(|&w| w != 0.0));
+            // The integer form keeps the validation loss, and at the start
+            // it is the integer linear model's.
+            let held = trainer.validation();
+            let integer = integer_mean_loss(&trainer.model().quantize(), held);
+            let float = losses[losses.len() - 1];
+            assert!((integer - float).abs() < 1e-3, "integer {integer}, float {float}");
+            let (a, b) = (
+                integer_mean_loss(&net.quantize(), held),
+                integer_mean_loss(&linear_int, held),
+            );
+            assert!((a - b).abs() < 1e-5, "network {a}, linear model {b}");
+        }
+    }
+}
+
+/// The linear part's own step size: at zero, the psq weights and the
+/// output bias stay exactly where they started (factor rows included,
+/// once folded) while the rest trains; and weight decay shrinks the dense
+/// weights but not the psq weights.
+#[test]
+fn the_linear_part_steps_at_its_own_rate_and_weight_decay_spares_it() {
+    let samples = synthetic(0..60);
+    let linear = linear_start(&samples);
+    let net = FloatNetwork::from_linear(&linear, &mut StdRng::seed_from_u64(8));
+    let psq = |n: &FloatNetwork| n.w1.chunks_exact(W1_ROW).map(|r| r[PSQ_COLUMN]).collect::<Vec<_>>();
+    let frozen = TrainConfig {
+        factors: Factors::Squares,
+        psq_learning_rate: Some(0.0),
+        ..config(2, None)
+    };
+    let mut trainer = Trainer::new(net.clone(), samples.clone(), frozen);
+    run(&mut trainer);
+    let trained = trainer.model();
+    assert_eq!(psq(&trained), psq(&net));
+    assert_eq!(trained.b4, net.b4);
+    assert_ne!(trained.w2, net.w2);
+
+    let norm = |v: &[f32]| v.iter().map(|w| w * w).sum::<f32>();
+    let dense_norm = |n: &FloatNetwork| {
+        let w1: f32 = n.w1.chunks_exact(W1_ROW).map(|r| norm(&r[..PSQ_COLUMN])).sum();
+        w1 + norm(&n.w2) + norm(&n.w3)
+    };
+    let trained_with = |decay: f32| {
+        let cfg = TrainConfig {
+            weight_decay: decay,
+            ..config(2, None)
+        };
+        let mut trainer = Trainer::new(net.clone(), samples.clone(), cfg);
+        run(&mut trainer);
+        trainer.model()
+    };
+    let (plain, decayed) = (trained_with(0.0), trained_with(20.0));
+    eprintln!(
+        "dense weights' squared norm: {} without decay, {} with",
+        dense_norm(&plain),
+        dense_norm(&decayed)
+    );
+    assert!(dense_norm(&decayed) < 0.9 * dense_norm(&plain));
+    let psq_norm = |n: &FloatNetwork| norm(&psq(n));
+    assert!(psq_norm(&decayed) > 0.5 * psq_norm(&plain));
 }

@@ -12,9 +12,17 @@
 //! for the measurements): `--factorise squares` trains factor rows shared
 //! by the wazir buckets, and `--export best` writes the epoch with the
 //! lowest validation loss, since the network overfits after one or two.
+//!
+//! `--model nnue --init FILE.linear` starts the network from a linear
+//! model: its psq (linear skip) weights are the model's weights, its
+//! output bias the model's bias and its output weights zero, so that at
+//! epoch 0 it predicts exactly what the linear model does and training
+//! learns a correction. `--psq-lr` steps the linear part more finely than
+//! the rest, and `--weight-decay` pulls the dense part toward zero, i.e.
+//! the network toward its linear part.
 
 use anyhow::{Context, bail};
-use leaper_nnue::train::{Factors, LinearModel, Model, TrainConfig, Trainer, samples_from};
+use leaper_nnue::train::{Factors, LinearModel, Model, Sample, TrainConfig, Trainer, integer_mean_loss, samples_from};
 use leaper_nnue::{FloatNetwork, LinearNet};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -119,10 +127,22 @@ pub struct TrainArgs {
     pub resume: bool,
     /// Start from this linear model file (a `LEAPLINR` file, e.g. the
     /// embedded `engine/data/leaper.linear`) instead of zero weights: the
-    /// new data refines what the model already knows. `--model linear`
-    /// only.
+    /// new data refines what the model already knows. With `--model nnue`,
+    /// the network's psq weights and output bias start as the model's and
+    /// its output weights at zero, so it starts as the linear model.
     #[arg(long, value_name = "FILE", conflicts_with = "resume")]
     pub init: Option<PathBuf>,
+    /// The step size of the network's linear part (its psq weights and
+    /// output bias) in the first epoch, decaying with `--lr-decay`
+    /// (default: `--lr`). `--model nnue` only.
+    #[arg(long, value_name = "LR")]
+    pub psq_lr: Option<f32>,
+    /// Decoupled weight decay of the network's feature (accumulator) and
+    /// dense weights, per unit step size (AdamW): pulls the dense path
+    /// toward zero, the network toward its linear part. `--model nnue`
+    /// only.
+    #[arg(long, default_value_t = 0.0)]
+    pub weight_decay: f32,
 }
 
 impl TrainArgs {
@@ -139,13 +159,16 @@ impl TrainArgs {
         if !(self.lr_decay > 0.0 && self.lr_decay <= 1.0) {
             bail!("--lr-decay {} is outside (0, 1]", self.lr_decay);
         }
-        if let Some(init) = &self.init
-            && self.model != ModelKind::Linear
+        if let Some(lr) = self.psq_lr
+            && !(lr >= 0.0 && lr.is_finite())
         {
-            bail!(
-                "--init {} starts a linear model; it needs --model linear",
-                init.display()
-            );
+            bail!("--psq-lr {lr} must be a number >= 0");
+        }
+        if !(self.weight_decay >= 0.0 && self.weight_decay.is_finite()) {
+            bail!("--weight-decay {} must be a number >= 0", self.weight_decay);
+        }
+        if self.model == ModelKind::Linear && (self.psq_lr.is_some() || self.weight_decay != 0.0) {
+            bail!("--psq-lr and --weight-decay are the network's; they need --model nnue");
         }
         Ok(())
     }
@@ -197,6 +220,8 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
         seed: args.seed,
         checkpoint: checkpoint.clone(),
         factors: args.factorise.into(),
+        psq_learning_rate: args.psq_lr,
+        weight_decay: args.weight_decay,
         ..TrainConfig::default()
     };
     let setting = Setting {
@@ -208,26 +233,46 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
     };
     match args.model {
         ModelKind::Nnue => {
-            let model = FloatNetwork::random(&mut StdRng::seed_from_u64(args.seed));
-            fit(Trainer::new(model, samples, config), &setting, |m, path| {
-                m.quantize().save(path)
+            let mut rng = StdRng::seed_from_u64(args.seed);
+            let model = match &args.init {
+                Some(path) => {
+                    let linear = load_linear(path)?;
+                    println!(
+                        "starting the network from the linear model {} (psq weights, output bias; output weights zero)",
+                        path.display()
+                    );
+                    FloatNetwork::from_linear(&linear, &mut rng)
+                }
+                None => FloatNetwork::random(&mut rng),
+            };
+            fit(Trainer::new(model, samples, config), &setting, |m, path, held| {
+                let net = m.quantize();
+                net.save(path)?;
+                Ok(integer_mean_loss(&net, held))
             })
         }
         ModelKind::Linear => {
             let start = match &args.init {
                 Some(path) => {
-                    let net = LinearNet::load(path)
-                        .with_context(|| format!("cannot start from --init {}", path.display()))?;
+                    let model = load_linear(path)?;
                     println!("starting from the linear model {}", path.display());
-                    net.to_model()
+                    model
                 }
                 None => LinearModel::default(),
             };
-            fit(Trainer::new(start, samples, config), &setting, |m, path| {
-                LinearNet::from_model(m).save(path)
+            fit(Trainer::new(start, samples, config), &setting, |m, path, held| {
+                let net = LinearNet::from_model(m);
+                net.save(path)?;
+                Ok(integer_mean_loss(&net, held))
             })
         }
     }
+}
+
+/// The float model of a linear model file, for `--init`.
+fn load_linear(path: &std::path::Path) -> anyhow::Result<LinearModel> {
+    let net = LinearNet::load(path).with_context(|| format!("cannot start from --init {}", path.display()))?;
+    Ok(net.to_model())
 }
 
 /// What [`fit`] needs besides the trainer.
@@ -240,10 +285,12 @@ struct Setting<'a> {
 }
 
 /// Trains either model the same way: resume, report, run, export.
+/// `export` writes a model's integer form and returns its loss on the
+/// held-out samples it is given.
 fn fit<M: Model>(
     mut trainer: Trainer<M>,
     setting: &Setting<'_>,
-    export: impl Fn(&M, &std::path::Path) -> Result<(), leaper_nnue::NetFileError>,
+    export: impl Fn(&M, &std::path::Path, &[Sample]) -> Result<f32, leaper_nnue::NetFileError>,
 ) -> anyhow::Result<()> {
     let Setting {
         args,
@@ -261,8 +308,16 @@ fn fit<M: Model>(
         println!("resumed from {} after epoch {}", path.display(), trainer.epoch);
     }
     let held = trainer.validation().len();
+    let network_settings = match args.model {
+        ModelKind::Nnue => format!(
+            ", psq lr {}, weight decay {}",
+            args.psq_lr.unwrap_or(args.lr),
+            args.weight_decay
+        ),
+        ModelKind::Linear => String::new(),
+    };
     println!(
-        "{} model, factors {}; {} positions ({} finished games skipped): {} training, {} validation (whole games); lambda {}, lr {} x {} per epoch, batch {}, {} threads; read in {:.1} s",
+        "{} model, factors {}; {} positions ({} finished games skipped): {} training, {} validation (whole games); lambda {}, lr {} x {} per epoch{network_settings}, batch {}, {} threads; read in {:.1} s",
         M::KIND,
         Factors::from(args.factorise).name(),
         total,
@@ -308,7 +363,8 @@ fn fit<M: Model>(
             (trainer.model(), trainer.epoch, loss)
         }
     };
-    export(&model, &args.out).with_context(|| format!("cannot write the model to {}", args.out.display()))?;
+    let integer_loss = export(&model, &args.out, trainer.validation())
+        .with_context(|| format!("cannot write the model to {}", args.out.display()))?;
     println!(
         "wrote {} (the {} model: epoch {epoch}, validation {loss:.5}) after {} epochs in {:.1} s",
         args.out.display(),
@@ -319,6 +375,7 @@ fn fit<M: Model>(
         trainer.epoch,
         start.elapsed().as_secs_f64()
     );
+    println!("the written (integer) model: validation {integer_loss:.5}");
     Ok(())
 }
 

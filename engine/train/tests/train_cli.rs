@@ -229,7 +229,7 @@ fn the_linear_model_trains_through_the_same_command_and_exports_its_file() {
         "warm start {warm} against the best {best}"
     );
     assert!(warm_losses[0].1 < losses[0].1 - 0.01, "{warm}");
-    // Only a linear model starts so, and a file that is not one is named.
+    // A file that is not a linear model is named.
     let not_linear = dir.path().join("not.linear");
     std::fs::write(&not_linear, b"garbage").unwrap();
     let last = warm_args.len() - 1;
@@ -237,12 +237,50 @@ fn the_linear_model_trains_through_the_same_command_and_exports_its_file() {
     let out = run_owned(&warm_args);
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("not.linear"), "{}", text(&out.stderr));
+    // The network's options are refused for the linear model.
     warm_args[last] = out_path.display().to_string();
-    let at = warm_args.iter().position(|a| a == "linear").expect("--model linear");
-    warm_args[at] = "nnue".to_owned();
-    let out = run_owned(&warm_args);
+    let mut refused = warm_args.clone();
+    refused.extend(["--weight-decay".to_owned(), "0.1".to_owned()]);
+    let out = run_owned(&refused);
     assert!(!out.status.success());
-    assert!(text(&out.stderr).contains("--model linear"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("--model nnue"), "{}", text(&out.stderr));
+
+    // The network started from the same linear model (`--model nnue
+    // --init`): at epoch 0 it predicts what the linear model does, so its
+    // validation loss is the linear model's to the printed digit; training
+    // goes on from there and writes a network file.
+    let net_path = dir.path().join("from-linear.nnue");
+    let mut net_args = train_args(
+        &data,
+        &net_path,
+        "0.003",
+        &["--epochs", "2", "--psq-lr", "0.0005", "--weight-decay", "0.01"],
+    );
+    net_args.extend(["--init".to_owned(), out_path.display().to_string()]);
+    let out = run_owned(&net_args);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(
+        stdout.contains("starting the network from the linear model"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("psq lr 0.0005, weight decay 0.01"), "{stdout}");
+    let net_losses = validation_losses(&stdout);
+    assert_eq!(net_losses.len(), 3, "{stdout}");
+    assert_eq!(
+        format!("{:.5}", net_losses[0].1),
+        format!("{:.5}", warm_losses[0].1),
+        "network {stdout}\nlinear {warm}"
+    );
+    QuantNetwork::load(&net_path).expect("the network loads");
+    // The written file's own loss is reported, near the float model's.
+    let written = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("the written (integer) model: validation "))
+        .and_then(|v| v.trim().parse::<f32>().ok())
+        .unwrap_or_else(|| panic!("no integer loss in {stdout}"));
+    let best = net_losses.iter().map(|l| l.1).fold(f32::INFINITY, f32::min);
+    assert!((written - best).abs() < 2e-3, "{stdout}");
 }
 
 /// `--export best` (the default) writes the network of the epoch with the
