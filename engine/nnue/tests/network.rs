@@ -275,43 +275,38 @@ fn damaged_network_files_are_rejected_with_the_reason() {
     assert!(matches!(err, NetFileError::Hash { .. }), "{err}");
     assert!(err.to_string().contains("damaged"), "{err}");
 
-    // A feature weight beyond what keeps the accumulator within i16.
-    let mut bytes = good.clone();
-    bytes[88 + 2 * 7..88 + 2 * 8].copy_from_slice(&9000i16.to_le_bytes());
-    rehash(&mut bytes);
-    let err = load(&bytes);
-    assert!(
-        matches!(
-            err,
-            NetFileError::WeightRange {
-                layer: "w1",
-                index: 7,
-                value: 9000,
-                ..
-            }
-        ),
-        "{err}"
-    );
-
-    // A psq weight beyond the linear model's clip (the last i32 of the
+    // A weight beyond its bound, under a valid hash: a feature weight
+    // beyond what keeps the accumulator within i16 (feature 0's entry 7),
+    // and a psq weight beyond the linear model's clip (the last i32 of the
     // payload is the last feature's).
-    let mut bytes = good.clone();
-    let last = bytes.len() - 4;
-    bytes[last..].copy_from_slice(&(-90_000i32).to_le_bytes());
-    rehash(&mut bytes);
-    let err = load(&bytes);
-    assert!(
-        matches!(
-            err,
-            NetFileError::WeightRange {
-                layer: "psq",
-                index,
-                value: -90_000,
-                bound: 80_000,
-            } if index == leaper_nnue::NUM_FEATURES - 1
+    let psq_at = good.len() - 4;
+    let w1_bound = leaper_nnue::W1_CLIP as i32 * leaper_nnue::QA;
+    let cases: [(usize, Vec<u8>, &str, usize, i32, i32); 2] = [
+        (88 + 2 * 7, 9000i16.to_le_bytes().to_vec(), "w1", 7, 9000, w1_bound),
+        (
+            psq_at,
+            (-90_000i32).to_le_bytes().to_vec(),
+            "psq",
+            leaper_nnue::NUM_FEATURES - 1,
+            -90_000,
+            80_000,
         ),
-        "{err}"
-    );
+    ];
+    for (at, new, want_layer, want_index, want_value, want_bound) in cases {
+        let mut bytes = good.clone();
+        bytes[at..at + new.len()].copy_from_slice(&new);
+        rehash(&mut bytes);
+        let err = load(&bytes);
+        assert!(
+            matches!(
+                err,
+                NetFileError::WeightRange { layer, index, value, bound }
+                    if layer == want_layer && index == want_index && value == want_value
+                        && bound == want_bound
+            ),
+            "{err}"
+        );
+    }
 
     let err = QuantNetwork::load(&dir.path().join("missing.nnue")).expect_err("missing file");
     assert!(matches!(err, NetFileError::Io(_)), "{err}");
