@@ -281,7 +281,7 @@ fn damaged_network_files_are_rejected_with_the_reason() {
     // payload is the last feature's).
     let psq_at = good.len() - 4;
     let w1_bound = leaper_nnue::W1_CLIP as i32 * leaper_nnue::QA;
-    let cases: [(usize, Vec<u8>, &str, usize, i32, i32); 2] = [
+    let cases = [
         (88 + 2 * 7, 9000i16.to_le_bytes().to_vec(), "w1", 7, 9000, w1_bound),
         (
             psq_at,
