@@ -359,6 +359,7 @@ impl Model for FloatNetwork {
     const ROW: usize = W1_ROW;
     const KIND: &'static str = "nnue";
     const SKIP_COLUMN: Option<usize> = Some(PSQ_COLUMN);
+    // Indices into `tensors()`: w1 0, b1 1, w2 2, b2 3, w3 4, b3 5, w4 6, b4 7.
     const SKIP_TENSORS: &'static [usize] = &[7];
     const DECAYED_TENSORS: &'static [usize] = &[0, 2, 4, 6];
 
@@ -796,13 +797,20 @@ impl<M: Model> Trainer<M> {
 
     /// The step size of epoch `epoch` (0-based).
     pub fn learning_rate(&self, epoch: u32) -> f32 {
-        self.config.learning_rate * self.config.lr_decay.powi(epoch.min(1 << 16) as i32)
+        self.decayed(self.config.learning_rate, epoch)
+    }
+
+    /// A first epoch's step size `base` after the decay of `epoch` epochs.
+    fn decayed(&self, base: f32, epoch: u32) -> f32 {
+        base * self.config.lr_decay.powi(epoch.min(1 << 16) as i32)
     }
 
     /// The step size of the skip weights in epoch `epoch` (0-based).
     pub fn psq_learning_rate(&self, epoch: u32) -> f32 {
-        self.config.psq_learning_rate.unwrap_or(self.config.learning_rate)
-            * self.config.lr_decay.powi(epoch.min(1 << 16) as i32)
+        self.decayed(
+            self.config.psq_learning_rate.unwrap_or(self.config.learning_rate),
+            epoch,
+        )
     }
 
     /// Mean loss on the held-out samples.
