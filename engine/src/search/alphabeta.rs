@@ -16,7 +16,7 @@
 
 use super::ordering::{Frame, Heuristics, MAX_SEARCH_PLY, attacks_after, is_capture};
 use super::params::Params;
-use super::score::{INFINITY, is_mate, loss_at, win_at};
+use super::score::{INFINITY, MATE_BOUND, is_mate, loss_at, win_at};
 use super::tt::{Bound, Table};
 use crate::eval::Evaluator;
 use crate::rules::{Bitboard, Color, MAX_PLY, Move, Outcome, Position, Role, Square};
@@ -408,6 +408,14 @@ impl<'a, E: Evaluator> Context<'a, E> {
             }
         }
         let tt_move = hit.and_then(|h| h.mv);
+        // Internal iterative reduction: without a table move the ordering
+        // is a guess, so a shallower search is the cheaper way to find one
+        // (the next iteration comes back with it).
+        let depth = if params.iir && tt_move.is_none() && depth >= params.iir_min_depth {
+            depth - 1
+        } else {
+            depth
+        };
         let attack = wazir_attack(pos);
         let static_eval = if attack.is_some() {
             -INFINITY
@@ -484,9 +492,20 @@ impl<'a, E: Evaluator> Context<'a, E> {
         let mut best_move = None;
         let mut searched = 0usize;
         let extend_ok = params.check_extension && iply < 2 * self.root_depth;
+        // Late-move pruning: at a shallow node that is expected to fail
+        // low or high anyway, the quiet moves ordered this late (drops
+        // make them many) are skipped once a move has saved the game.
+        let lmp_count = if params.late_move_pruning && !pv_node && attack.is_none() && depth <= params.lmp_depth {
+            usize::try_from(params.lmp_base.saturating_add(params.lmp_scale.saturating_mul(depth * depth))).unwrap_or(0)
+        } else {
+            usize::MAX
+        };
         while let Some(mv) = self.frames[ply].next(pos, self.heur, &self.values) {
             let capture = is_capture(pos, mv);
             let check = attacks_after(pos, mv, their_wazir);
+            if searched >= lmp_count && !capture && !check && best > -MATE_BOUND {
+                continue;
+            }
             let child = pos.after(mv);
             self.eval.push(pos, mv, &child);
             let new_depth = depth - 1 + i32::from(extend_ok && check);
@@ -501,7 +520,10 @@ impl<'a, E: Evaluator> Context<'a, E> {
                     && !check
                     && attack.is_none()
                 {
-                    let r = i32::from(self.lmr[(depth as usize).min(63)][searched.min(63)]);
+                    let mut r = i32::from(self.lmr[(depth as usize).min(63)][searched.min(63)]);
+                    if params.lmr_history {
+                        r -= self.heur.history(us, mv) / params.lmr_history_divisor.max(1);
+                    }
                     reduction = (r - i32::from(pv_node)).clamp(0, (new_depth - 1).max(0));
                 }
                 let mut s = -self.negamax(&child, new_depth - reduction, -alpha - 1, -alpha, ply + 1, true);
@@ -564,7 +586,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
             return self.eval.evaluate(pos);
         }
         let mut best;
-        match wazir_attack(pos) {
+        let evading = match wazir_attack(pos) {
             Some((wazir, attackers)) => {
                 self.frames[ply].start_evasions(pos, wazir, attackers, None, self.heur, &self.values);
                 if self.frames[ply].is_empty() {
@@ -575,6 +597,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
                     };
                 }
                 best = -INFINITY;
+                true
             }
             None => {
                 best = self.eval.evaluate(pos);
@@ -583,9 +606,24 @@ impl<'a, E: Evaluator> Context<'a, E> {
                 }
                 alpha = alpha.max(best);
                 self.frames[ply].start_captures(pos, &self.values);
+                false
             }
-        }
+        };
+        let them = !pos.turn();
         while let Some(mv) = self.frames[ply].next(pos, self.heur, &self.values) {
+            // A capture by a piece worth more than its victim, on a square
+            // the other side attacks, loses material to the recapture (a
+            // captured piece changes hands, so both count twice): not
+            // worth a quiescence search.
+            if self.params.qsearch_bad_captures
+                && !evading
+                && let Move::Jump { from, to } = mv
+                && let (Some(attacker), Some(victim)) = (pos.piece_at(from), pos.piece_at(to))
+                && self.values[attacker.role.index()] > self.values[victim.role.index()]
+                && pos.attackers(to, them).is_nonempty()
+            {
+                continue;
+            }
             let child = pos.after(mv);
             // The child's own first checks, done here to save a call: a
             // finished game, or a wazir the child's mover captures at once.

@@ -76,8 +76,9 @@ impl Heuristics {
         self.killers.get(ply).copied().unwrap_or([None; 2])
     }
 
+    /// The history of a quiet move of `color`, within ±16,384.
     #[inline]
-    fn history(&self, color: Color, mv: Move) -> i32 {
+    pub fn history(&self, color: Color, mv: Move) -> i32 {
         self.history[color.index()][history_index(mv)]
     }
 
