@@ -14,7 +14,7 @@
 //! Every pruning and extension can be switched off in [`Params`], so that
 //! an Elo ladder can measure each one.
 
-use super::ordering::{Frame, Heuristics, MAX_SEARCH_PLY, attacks_after, is_capture};
+use super::ordering::{Frame, Heuristics, MAX_SEARCH_PLY, Previous, attacks_after, is_capture};
 use super::params::Params;
 use super::score::{INFINITY, MATE_BOUND, is_mate, loss_at, win_at};
 use super::tt::{Bound, Table};
@@ -148,6 +148,9 @@ pub struct Context<'a, E: Evaluator> {
     /// The node count at which the clock is next looked at.
     next_check: u64,
     frames: Vec<Frame>,
+    /// The move made at each ply of the current path (`None`: a null
+    /// move), for the continuation history.
+    path: Vec<Option<Move>>,
     pvs: Vec<Line>,
     values: [i32; 5],
     lmr: Box<LmrTable>,
@@ -210,6 +213,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
             reported: 0,
             next_check: 1024,
             frames: Frame::stack(),
+            path: vec![None; MAX_SEARCH_PLY + 2],
             pvs: vec![Line::default(); MAX_SEARCH_PLY + 2],
             values,
             lmr: lmr_table(s.params),
@@ -311,6 +315,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
         self.eval.begin(pos);
         for (i, &mv) in order.iter().enumerate() {
             let child = pos.after(mv);
+            self.path[0] = Some(mv);
             self.eval.push(pos, mv, &child);
             let extend = self.params.check_extension && attacks_after(pos, mv, their_wazir);
             let new_depth = depth - 1 + i32::from(extend);
@@ -444,6 +449,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
         {
             let reduction = params.null_move_reduction + depth / 6;
             let child = pos.null_move();
+            self.path[ply] = None;
             let floor = self.floor;
             self.floor = self.base + ply + 1;
             self.eval.push_null();
@@ -465,6 +471,11 @@ impl<'a, E: Evaluator> Context<'a, E> {
             && depth <= params.futility_depth
             && futility_bound <= alpha
             && !is_mate(alpha);
+        let prev = if params.continuation_history {
+            Previous::of(pos, self.path[ply - 1])
+        } else {
+            None
+        };
         let killers = if params.killers {
             self.heur.killers(ply)
         } else {
@@ -483,7 +494,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
                     };
                 }
             }
-            None => self.frames[ply].start(pos, tt_move, killers, futile),
+            None => self.frames[ply].start(pos, tt_move, killers, futile, prev),
         }
         let us = pos.turn();
         let their_wazir = pos.wazir(!us);
@@ -507,6 +518,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
                 continue;
             }
             let child = pos.after(mv);
+            self.path[ply] = Some(mv);
             self.eval.push(pos, mv, &child);
             let new_depth = depth - 1 + i32::from(extend_ok && check);
             let score = if searched == 0 {
@@ -522,7 +534,8 @@ impl<'a, E: Evaluator> Context<'a, E> {
                 {
                     let mut r = i32::from(self.lmr[(depth as usize).min(63)][searched.min(63)]);
                     if params.lmr_history {
-                        r -= self.heur.history(us, mv) / params.lmr_history_divisor.max(1);
+                        let history = self.heur.history(us, mv) + self.heur.continuation(pos, prev, mv);
+                        r -= history / params.lmr_history_divisor.max(1);
                     }
                     reduction = (r - i32::from(pv_node)).clamp(0, (new_depth - 1).max(0));
                 }
@@ -548,7 +561,8 @@ impl<'a, E: Evaluator> Context<'a, E> {
                     self.update_pv(ply, mv);
                     if score >= beta {
                         if !capture && params.killers {
-                            self.heur.reward(us, ply, depth, mv, self.frames[ply].quiets_tried());
+                            self.heur
+                                .reward(pos, prev, ply, depth, mv, self.frames[ply].quiets_tried());
                         }
                         break;
                     }

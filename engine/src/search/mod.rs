@@ -451,10 +451,10 @@ impl<E: Evaluator> Searcher<E> {
                 frame.start_evasions(pos, wazir, attackers, tt_move, &self.heur, &values);
                 if frame.is_empty() {
                     // Lost anyway: play any move.
-                    frame.start(pos, tt_move, [None; 2], false);
+                    frame.start(pos, tt_move, [None; 2], false, None);
                 }
             }
-            None => frame.start(pos, tt_move, self.heur.killers(0), false),
+            None => frame.start(pos, tt_move, self.heur.killers(0), false, None),
         }
         let mut moves = Vec::new();
         while let Some(mv) = frame.next(pos, &self.heur, &values) {

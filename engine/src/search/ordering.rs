@@ -21,6 +21,9 @@ pub const MAX_SEARCH_PLY: usize = 128;
 
 const HISTORY_SIZE: usize = 64 * 64 + 5 * 64;
 const HISTORY_MAX: i32 = 16_384;
+/// A move as the continuation history sees it: the role that lands and
+/// its square (a jump and a drop of one role to one square are one).
+const PIECE_TO: usize = 5 * 64;
 
 /// Score bands of quiet moves (history stays within ±`HISTORY_MAX`).
 const BAND_CHECK: i32 = 3 << 20;
@@ -35,11 +38,14 @@ const EVASION_CAPTURE: i32 = 1 << 26;
 const SELECTION_PICKS: usize = 3;
 
 /// What the search learns across nodes about quiet moves: killers (per
-/// ply) and history (per side and move).
+/// ply), history (per side and move) and continuation history (per side,
+/// the move just played by the other side and the reply, each as role and
+/// landing square: how good a reply was to that move elsewhere).
 #[derive(Clone, Debug)]
 pub struct Heuristics {
     killers: Vec<[Option<Move>; 2]>,
     history: Vec<[i32; HISTORY_SIZE]>,
+    continuation: Vec<i32>,
 }
 
 impl Default for Heuristics {
@@ -47,8 +53,30 @@ impl Default for Heuristics {
         Heuristics {
             killers: vec![[None; 2]; MAX_SEARCH_PLY + 2],
             history: vec![[0; HISTORY_SIZE]; 2],
+            continuation: vec![0; 2 * PIECE_TO * PIECE_TO],
         }
     }
+}
+
+/// The previous move of a node as the continuation history indexes it:
+/// the role now on the square it landed on, and that square.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Previous(usize);
+
+impl Previous {
+    /// The move that led to `pos`, if it was a move (not a null move).
+    #[inline]
+    pub fn of(pos: &Position, last: Option<Move>) -> Option<Previous> {
+        let to = last?.to();
+        let role = pos.piece_at(to)?.role;
+        Some(Previous(role.index() * 64 + to.index()))
+    }
+}
+
+/// The index of a reply `mv` (by `role`) after `prev` for `color`.
+#[inline]
+fn continuation_index(color: Color, prev: Previous, role: Role, to: Square) -> usize {
+    (color.index() * PIECE_TO + prev.0) * PIECE_TO + role.index() * 64 + to.index()
 }
 
 #[inline]
@@ -82,10 +110,31 @@ impl Heuristics {
         self.history[color.index()][history_index(mv)]
     }
 
+    /// The continuation history of the quiet move `mv` in `pos` after
+    /// `prev`, within ±16,384 (0 without a previous move).
+    #[inline]
+    pub fn continuation(&self, pos: &Position, prev: Option<Previous>, mv: Move) -> i32 {
+        match (prev, role_of(pos, mv)) {
+            (Some(prev), Some(role)) => self.continuation[continuation_index(pos.turn(), prev, role, mv.to())],
+            _ => 0,
+        }
+    }
+
     /// A quiet move caused a beta cutoff at `ply` after `depth`: make it a
     /// killer, raise its history and lower that of the quiet moves tried
     /// before it.
-    pub fn reward(&mut self, color: Color, ply: usize, depth: i32, best: Move, tried: &[Move]) {
+    /// With `prev` (the move before, and the position the moves are made
+    /// in), the continuation history is rewarded the same way.
+    pub fn reward(
+        &mut self,
+        pos: &Position,
+        prev: Option<Previous>,
+        ply: usize,
+        depth: i32,
+        best: Move,
+        tried: &[Move],
+    ) {
+        let color = pos.turn();
         if let Some(k) = self.killers.get_mut(ply)
             && k[0] != Some(best)
         {
@@ -102,6 +151,19 @@ impl Heuristics {
         update(best, bonus);
         for &mv in tried.iter().filter(|&&mv| mv != best) {
             update(mv, -bonus);
+        }
+        if let Some(prev) = prev {
+            let table = &mut self.continuation;
+            let mut update = |mv: Move, delta: i32| {
+                if let Some(role) = role_of(pos, mv) {
+                    let h = &mut table[continuation_index(color, prev, role, mv.to())];
+                    *h += delta - *h * delta.abs() / HISTORY_MAX;
+                }
+            };
+            update(best, bonus);
+            for &mv in tried.iter().filter(|&&mv| mv != best) {
+                update(mv, -bonus);
+            }
         }
     }
 }
@@ -189,6 +251,8 @@ pub struct Frame {
     killers: [Option<Move>; 2],
     /// Quiet stage: only moves that attack the enemy wazir (futility).
     checks_only: bool,
+    /// The move before, for the continuation history of the quiets.
+    prev: Option<Previous>,
     /// Sort the rest of the list once selection has picked a few.
     sort_after_selection: bool,
     /// Quiet moves searched at this node (for the history malus).
@@ -217,6 +281,7 @@ impl Default for Frame {
             tt_move: None,
             killers: [None; 2],
             checks_only: false,
+            prev: None,
             sort_after_selection: false,
             quiets: [Move::Drop {
                 role: Role::Alfil,
@@ -243,17 +308,27 @@ impl Frame {
         self.tt_move = None;
         self.killers = [None; 2];
         self.checks_only = false;
+        self.prev = None;
         self.sort_after_selection = false;
     }
 
     /// Starts a node whose wazir is safe: hash move, captures, killers,
     /// quiets. With `checks_only`, the quiet stage yields only moves that
-    /// attack the enemy wazir.
-    pub fn start(&mut self, pos: &Position, tt_move: Option<Move>, killers: [Option<Move>; 2], checks_only: bool) {
+    /// attack the enemy wazir. Quiets are ordered by history plus, after
+    /// `prev`, continuation history.
+    pub fn start(
+        &mut self,
+        pos: &Position,
+        tt_move: Option<Move>,
+        killers: [Option<Move>; 2],
+        checks_only: bool,
+        prev: Option<Previous>,
+    ) {
         self.reset(Stage::TtMove);
         self.tt_move = tt_move.filter(|&mv| is_pseudo_legal(pos, mv));
         self.killers = killers;
         self.checks_only = checks_only;
+        self.prev = prev;
     }
 
     /// Starts a node whose wazir on `wazir` is attacked from `attackers`:
@@ -340,6 +415,16 @@ impl Frame {
         let their_wazir = pos.wazir(!us);
         let escapes = their_wazir.map_or(Bitboard::EMPTY, |w| leaps(Role::Wazir, w));
         let history = &heur.history[us.index()];
+        // The continuation history's row for the move before (zeros when
+        // there is none).
+        const NO_ROW: [i32; PIECE_TO] = [0; PIECE_TO];
+        let cont: &[i32] = match self.prev {
+            Some(prev) => {
+                let start = continuation_index(us, prev, Role::ALL[0], Square::ALL[0]);
+                &heur.continuation[start..start + PIECE_TO]
+            }
+            None => &NO_ROW,
+        };
         let checks_only = self.checks_only;
         // The squares from which each role attacks the enemy wazir.
         let check_squares = |role: Role| their_wazir.map_or(Bitboard::EMPTY, |w| leaps(role, w));
@@ -357,7 +442,7 @@ impl Frame {
                         BAND_JUMP
                     };
                     if let Some(slot) = self.keys.get_mut(self.len) {
-                        *slot = key(band + history[history_index(mv)], mv);
+                        *slot = key(band + history[history_index(mv)] + cont[role.index() * 64 + to.index()], mv);
                         self.len += 1;
                     }
                 }
@@ -380,7 +465,7 @@ impl Frame {
                     BAND_DROP
                 };
                 if let Some(slot) = self.keys.get_mut(self.len) {
-                    *slot = key(band + history[history_index(mv)], mv);
+                    *slot = key(band + history[history_index(mv)] + cont[role.index() * 64 + to.index()], mv);
                     self.len += 1;
                 }
             }
