@@ -151,6 +151,9 @@ pub struct Context<'a, E: Evaluator> {
     /// The move made at each ply of the current path (`None`: a null
     /// move), for the continuation history.
     path: Vec<Option<Move>>,
+    /// The static evaluation at each ply of the current path
+    /// (`-INFINITY`: none, the wazir was attacked).
+    evals: Vec<i32>,
     pvs: Vec<Line>,
     values: [i32; 5],
     lmr: Box<LmrTable>,
@@ -214,6 +217,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
             next_check: 1024,
             frames: Frame::stack(),
             path: vec![None; MAX_SEARCH_PLY + 2],
+            evals: vec![-INFINITY; MAX_SEARCH_PLY + 2],
             pvs: vec![Line::default(); MAX_SEARCH_PLY + 2],
             values,
             lmr: lmr_table(s.params),
@@ -378,7 +382,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
             return self.draw_score(pos);
         }
         if depth <= 0 {
-            return self.quiescence(pos, alpha, beta, ply);
+            return self.quiescence(pos, alpha, beta, ply, 0);
         }
         if self.tick() {
             return 0;
@@ -427,13 +431,22 @@ impl<'a, E: Evaluator> Context<'a, E> {
         } else {
             self.eval.evaluate(pos)
         };
+        self.evals[ply] = static_eval;
+        // Whether the side to move's position got better since its last
+        // move: if not, shallow pruning can be bolder.
+        let improving = params.improving
+            && attack.is_none()
+            && ply >= 2
+            && self.evals[ply - 2] > -INFINITY
+            && static_eval > self.evals[ply - 2];
 
         if params.reverse_futility
             && !pv_node
             && attack.is_none()
             && depth <= params.reverse_futility_depth
             && !is_mate(beta)
-            && static_eval.saturating_sub(params.reverse_futility_margin.saturating_mul(depth)) >= beta
+            && static_eval.saturating_sub(params.reverse_futility_margin.saturating_mul(depth - i32::from(improving)))
+                >= beta
         {
             return static_eval;
         }
@@ -507,7 +520,9 @@ impl<'a, E: Evaluator> Context<'a, E> {
         // low or high anyway, the quiet moves ordered this late (drops
         // make them many) are skipped once a move has saved the game.
         let lmp_count = if params.late_move_pruning && !pv_node && attack.is_none() && depth <= params.lmp_depth {
-            usize::try_from(params.lmp_base.saturating_add(params.lmp_scale.saturating_mul(depth * depth))).unwrap_or(0)
+            let count = params.lmp_base.saturating_add(params.lmp_scale.saturating_mul(depth * depth));
+            let count = if params.improving && !improving { count / 2 } else { count };
+            usize::try_from(count).unwrap_or(0)
         } else {
             usize::MAX
         };
@@ -588,8 +603,11 @@ impl<'a, E: Evaluator> Context<'a, E> {
     }
 
     /// Quiescence search: captures only after the side to move may stand
-    /// pat, or every saving move when its wazir is attacked.
-    fn quiescence(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    /// pat, or every saving move when its wazir is attacked. On its first
+    /// ply (`qply` 0) also the quiet moves that attack the enemy wazir,
+    /// whose answers are then searched in full as evasions: the drop that
+    /// attacks the wazir is this game's typical tactic.
+    fn quiescence(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize, qply: u32) -> i32 {
         self.pvs[ply].clear();
         if self.tick() {
             return 0;
@@ -619,7 +637,11 @@ impl<'a, E: Evaluator> Context<'a, E> {
                     return best;
                 }
                 alpha = alpha.max(best);
-                self.frames[ply].start_captures(pos, &self.values);
+                if self.params.qsearch_checks && qply == 0 {
+                    self.frames[ply].start(pos, None, [None; 2], true, None);
+                } else {
+                    self.frames[ply].start_captures(pos, &self.values);
+                }
                 false
             }
         };
@@ -647,7 +669,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
                 -win_at(iply + 2)
             } else {
                 self.eval.push(pos, mv, &child);
-                let score = -self.quiescence(&child, -beta, -alpha, ply + 1);
+                let score = -self.quiescence(&child, -beta, -alpha, ply + 1, qply + 1);
                 self.eval.pop();
                 score
             };

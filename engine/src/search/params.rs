@@ -251,10 +251,12 @@ tunables! {
         lmr = true, "late-move reductions";
         lmr_history = true, "late-move reductions shrink for quiet moves with a good history and grow for a bad one";
         late_move_pruning = true, "late quiet moves at shallow non-PV nodes are skipped";
+        improving = true, "a side whose static eval did not improve since its last move prunes more: reverse futility a ply earlier, half the late-move count";
         iir = true, "internal iterative reduction: a node without a table move is searched a ply shallower";
         check_extension = true, "a move that attacks the enemy wazir is searched a ply deeper";
         repetition = true, "a repeated position scores as a draw (shifted by Optimism)";
         quiescence = true, "a capture search at the leaves (off: the static eval, or evasions when the wazir is attacked)";
+        qsearch_checks = true, "the first ply of the quiescence search also tries the quiet moves (jumps and drops) that attack the enemy wazir";
         qsearch_bad_captures = true, "the quiescence search skips captures by a more valuable piece on a square the other side attacks";
         killers = true, "killer moves and history in move ordering";
         continuation_history = true, "quiet moves ordered (and reduced) also by how good they were as replies to the move just played";
