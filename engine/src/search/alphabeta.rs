@@ -151,9 +151,6 @@ pub struct Context<'a, E: Evaluator> {
     /// The move made at each ply of the current path (`None`: a null
     /// move), for the continuation history.
     path: Vec<Option<Move>>,
-    /// The static evaluation at each ply of the current path
-    /// (`-INFINITY`: none, the wazir was attacked).
-    evals: Vec<i32>,
     pvs: Vec<Line>,
     values: [i32; 5],
     lmr: Box<LmrTable>,
@@ -217,7 +214,6 @@ impl<'a, E: Evaluator> Context<'a, E> {
             next_check: 1024,
             frames: Frame::stack(),
             path: vec![None; MAX_SEARCH_PLY + 2],
-            evals: vec![-INFINITY; MAX_SEARCH_PLY + 2],
             pvs: vec![Line::default(); MAX_SEARCH_PLY + 2],
             values,
             lmr: lmr_table(s.params),
@@ -431,22 +427,13 @@ impl<'a, E: Evaluator> Context<'a, E> {
         } else {
             self.eval.evaluate(pos)
         };
-        self.evals[ply] = static_eval;
-        // Whether the side to move's position got better since its last
-        // move: if not, shallow pruning can be bolder.
-        let improving = params.improving
-            && attack.is_none()
-            && ply >= 2
-            && self.evals[ply - 2] > -INFINITY
-            && static_eval > self.evals[ply - 2];
 
         if params.reverse_futility
             && !pv_node
             && attack.is_none()
             && depth <= params.reverse_futility_depth
             && !is_mate(beta)
-            && static_eval.saturating_sub(params.reverse_futility_margin.saturating_mul(depth - i32::from(improving)))
-                >= beta
+            && static_eval.saturating_sub(params.reverse_futility_margin.saturating_mul(depth)) >= beta
         {
             return static_eval;
         }
@@ -520,9 +507,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
         // low or high anyway, the quiet moves ordered this late (drops
         // make them many) are skipped once a move has saved the game.
         let lmp_count = if params.late_move_pruning && !pv_node && attack.is_none() && depth <= params.lmp_depth {
-            let count = params.lmp_base.saturating_add(params.lmp_scale.saturating_mul(depth * depth));
-            let count = if params.improving && !improving { count / 2 } else { count };
-            usize::try_from(count).unwrap_or(0)
+            usize::try_from(params.lmp_base.saturating_add(params.lmp_scale.saturating_mul(depth * depth))).unwrap_or(0)
         } else {
             usize::MAX
         };

@@ -251,7 +251,6 @@ tunables! {
         lmr = true, "late-move reductions";
         lmr_history = true, "late-move reductions shrink for quiet moves with a good history and grow for a bad one";
         late_move_pruning = true, "late quiet moves at shallow non-PV nodes are skipped";
-        improving = true, "a side whose static eval did not improve since its last move prunes more: reverse futility a ply earlier, half the late-move count";
         iir = true, "internal iterative reduction: a node without a table move is searched a ply shallower";
         check_extension = true, "a move that attacks the enemy wazir is searched a ply deeper";
         repetition = true, "a repeated position scores as a draw (shifted by Optimism)";
