@@ -378,7 +378,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
             return self.draw_score(pos);
         }
         if depth <= 0 {
-            return self.quiescence(pos, alpha, beta, ply, 0);
+            return self.quiescence(pos, alpha, beta, ply);
         }
         if self.tick() {
             return 0;
@@ -588,11 +588,8 @@ impl<'a, E: Evaluator> Context<'a, E> {
     }
 
     /// Quiescence search: captures only after the side to move may stand
-    /// pat, or every saving move when its wazir is attacked. On its first
-    /// ply (`qply` 0) also the quiet moves that attack the enemy wazir,
-    /// whose answers are then searched in full as evasions: the drop that
-    /// attacks the wazir is this game's typical tactic.
-    fn quiescence(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize, qply: u32) -> i32 {
+    /// pat, or every saving move when its wazir is attacked.
+    fn quiescence(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
         self.pvs[ply].clear();
         if self.tick() {
             return 0;
@@ -622,11 +619,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
                     return best;
                 }
                 alpha = alpha.max(best);
-                if self.params.qsearch_checks && qply == 0 {
-                    self.frames[ply].start(pos, None, [None; 2], true, None);
-                } else {
-                    self.frames[ply].start_captures(pos, &self.values);
-                }
+                self.frames[ply].start_captures(pos, &self.values);
                 false
             }
         };
@@ -654,7 +647,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
                 -win_at(iply + 2)
             } else {
                 self.eval.push(pos, mv, &child);
-                let score = -self.quiescence(&child, -beta, -alpha, ply + 1, qply + 1);
+                let score = -self.quiescence(&child, -beta, -alpha, ply + 1);
                 self.eval.pop();
                 score
             };

@@ -255,7 +255,6 @@ tunables! {
         check_extension = true, "a move that attacks the enemy wazir is searched a ply deeper";
         repetition = true, "a repeated position scores as a draw (shifted by Optimism)";
         quiescence = true, "a capture search at the leaves (off: the static eval, or evasions when the wazir is attacked)";
-        qsearch_checks = true, "the first ply of the quiescence search also tries the quiet moves (jumps and drops) that attack the enemy wazir";
         qsearch_bad_captures = true, "the quiescence search skips captures by a more valuable piece on a square the other side attacks";
         killers = true, "killer moves and history in move ordering";
         continuation_history = true, "quiet moves ordered (and reduced) also by how good they were as replies to the move just played";
