@@ -413,14 +413,6 @@ impl<'a, E: Evaluator> Context<'a, E> {
             }
         }
         let tt_move = hit.and_then(|h| h.mv);
-        // Internal iterative reduction: without a table move the ordering
-        // is a guess, so a shallower search is the cheaper way to find one
-        // (the next iteration comes back with it).
-        let depth = if params.iir && tt_move.is_none() && depth >= params.iir_min_depth {
-            depth - 1
-        } else {
-            depth
-        };
         let attack = wazir_attack(pos);
         let static_eval = if attack.is_some() {
             -INFINITY

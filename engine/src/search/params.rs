@@ -232,7 +232,6 @@ tunables! {
     lmp_depth: i32 = 3, 1, 10, 0.5, 0.002, "plies: the deepest remaining depth at which late quiet moves are pruned";
     lmp_base: i32 = 8, 1, 200, 2.0, 0.002, "moves: at a shallow non-PV node, quiet moves after this many moves plus LmpScale x depth^2 are skipped";
     lmp_scale: i32 = 6, 0, 100, 1.0, 0.002, "moves per ply^2: the depth-dependent part of the late-move pruning count";
-    iir_min_depth: i32 = 4, 2, 16, 0.5, 0.002, "plies: a node this deep without a table move is searched a ply shallower";
     optimism: i32 = 500, 0, 5000, 100.0, 0.002, "1/10000 logit: a repeated position scores this below a draw for the engine's own side (above for the other)";
     time_move_decay_permille: i32 = 30, 0, 300, 10.0, 0.002, "1/1000: geometric allocation, each move gets this much less time than the one before";
     time_inc_permille: i32 = 750, 0, 1000, 50.0, 0.002, "1/1000: share of the increment added to each move's base time";
@@ -251,7 +250,6 @@ tunables! {
         lmr = true, "late-move reductions";
         lmr_history = true, "late-move reductions shrink for quiet moves with a good history and grow for a bad one";
         late_move_pruning = true, "late quiet moves at shallow non-PV nodes are skipped";
-        iir = true, "internal iterative reduction: a node without a table move is searched a ply shallower";
         check_extension = true, "a move that attacks the enemy wazir is searched a ply deeper";
         repetition = true, "a repeated position scores as a draw (shifted by Optimism)";
         quiescence = true, "a capture search at the leaves (off: the static eval, or evasions when the wazir is attacked)";
