@@ -524,11 +524,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
                     && !check
                     && attack.is_none()
                 {
-                    let mut r = i32::from(self.lmr[(depth as usize).min(63)][searched.min(63)]);
-                    if params.lmr_history {
-                        let history = self.heur.history(us, mv) + self.heur.continuation(pos, prev, mv);
-                        r -= history / params.lmr_history_divisor.max(1);
-                    }
+                    let r = i32::from(self.lmr[(depth as usize).min(63)][searched.min(63)]);
                     reduction = (r - i32::from(pv_node)).clamp(0, (new_depth - 1).max(0));
                 }
                 let mut s = -self.negamax(&child, new_depth - reduction, -alpha - 1, -alpha, ply + 1, true);
@@ -616,6 +612,8 @@ impl<'a, E: Evaluator> Context<'a, E> {
             }
         };
         let them = !pos.turn();
+        // Without the evasions, `best` is the stand-pat score here.
+        let stand_pat = best;
         while let Some(mv) = self.frames[ply].next(pos, self.heur, &self.values) {
             // A capture by a piece worth more than its victim, on a square
             // the other side attacks, loses material to the recapture (a
@@ -627,6 +625,19 @@ impl<'a, E: Evaluator> Context<'a, E> {
                 && let (Some(attacker), Some(victim)) = (pos.piece_at(from), pos.piece_at(to))
                 && self.values[attacker.role.index()] > self.values[victim.role.index()]
                 && pos.attackers(to, them).is_nonempty()
+            {
+                continue;
+            }
+            // Delta pruning: a capture that cannot lift the stand-pat score
+            // to alpha even with its victim's value won twice (it leaves
+            // their side and joins ours) and a margin is not searched.
+            if self.params.delta_pruning
+                && !evading
+                && let Some(victim) = pos.piece_at(mv.to())
+                && stand_pat
+                    .saturating_add(2 * self.values[victim.role.index()].min(1 << 20))
+                    .saturating_add(self.params.delta_margin)
+                    <= alpha
             {
                 continue;
             }

@@ -104,20 +104,9 @@ impl Heuristics {
         self.killers.get(ply).copied().unwrap_or([None; 2])
     }
 
-    /// The history of a quiet move of `color`, within ±16,384.
     #[inline]
-    pub fn history(&self, color: Color, mv: Move) -> i32 {
+    fn history(&self, color: Color, mv: Move) -> i32 {
         self.history[color.index()][history_index(mv)]
-    }
-
-    /// The continuation history of the quiet move `mv` in `pos` after
-    /// `prev`, within ±16,384 (0 without a previous move).
-    #[inline]
-    pub fn continuation(&self, pos: &Position, prev: Option<Previous>, mv: Move) -> i32 {
-        match (prev, role_of(pos, mv)) {
-            (Some(prev), Some(role)) => self.continuation[continuation_index(pos.turn(), prev, role, mv.to())],
-            _ => 0,
-        }
     }
 
     /// A quiet move caused a beta cutoff at `ply` after `depth`: make it a

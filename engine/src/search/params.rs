@@ -228,7 +228,7 @@ tunables! {
     lmr_divisor: i32 = 162, 100, 600, 20.0, 0.002, "1/100: ln(depth) * ln(move number) is divided by this for the reduction";
     lmr_start: i32 = 2, 1, 20, 1.0, 0.002, "moves: how many moves of a node are searched before reductions begin";
     lmr_min_depth: i32 = 3, 2, 10, 0.5, 0.002, "plies: the least remaining depth at which moves are reduced";
-    lmr_history_divisor: i32 = 8192, 512, 65536, 800.0, 0.002, "history units per ply: a quiet move's reduction shrinks by its history over this (grows when the history is negative)";
+    delta_margin: i32 = 2000, 0, 30000, 200.0, 0.002, "1/10000 logit: a quiescence capture is skipped when the stand-pat score plus twice its victim's value plus this is at most alpha";
     lmp_depth: i32 = 3, 1, 10, 0.5, 0.002, "plies: the deepest remaining depth at which late quiet moves are pruned";
     lmp_base: i32 = 8, 1, 200, 2.0, 0.002, "moves: at a shallow non-PV node, quiet moves after this many moves plus LmpScale x depth^2 are skipped";
     lmp_scale: i32 = 6, 0, 100, 1.0, 0.002, "moves per ply^2: the depth-dependent part of the late-move pruning count";
@@ -248,11 +248,11 @@ tunables! {
         futility = true, "futility pruning of quiet moves near the leaves";
         reverse_futility = true, "reverse futility pruning (static null move) near the leaves";
         lmr = true, "late-move reductions";
-        lmr_history = true, "late-move reductions shrink for quiet moves with a good history and grow for a bad one";
         late_move_pruning = true, "late quiet moves at shallow non-PV nodes are skipped";
         check_extension = true, "a move that attacks the enemy wazir is searched a ply deeper";
         repetition = true, "a repeated position scores as a draw (shifted by Optimism)";
         quiescence = true, "a capture search at the leaves (off: the static eval, or evasions when the wazir is attacked)";
+        delta_pruning = true, "delta pruning: quiescence captures that cannot reach alpha are skipped";
         qsearch_bad_captures = true, "the quiescence search skips captures by a more valuable piece on a square the other side attacks";
         killers = true, "killer moves and history in move ordering";
         continuation_history = true, "quiet moves ordered (and reduced) also by how good they were as replies to the move just played";
