@@ -612,8 +612,6 @@ impl<'a, E: Evaluator> Context<'a, E> {
             }
         };
         let them = !pos.turn();
-        // Without the evasions, `best` is the stand-pat score here.
-        let stand_pat = best;
         while let Some(mv) = self.frames[ply].next(pos, self.heur, &self.values) {
             // A capture by a piece worth more than its victim, on a square
             // the other side attacks, loses material to the recapture (a
@@ -625,19 +623,6 @@ impl<'a, E: Evaluator> Context<'a, E> {
                 && let (Some(attacker), Some(victim)) = (pos.piece_at(from), pos.piece_at(to))
                 && self.values[attacker.role.index()] > self.values[victim.role.index()]
                 && pos.attackers(to, them).is_nonempty()
-            {
-                continue;
-            }
-            // Delta pruning: a capture that cannot lift the stand-pat score
-            // to alpha even with its victim's value won twice (it leaves
-            // their side and joins ours) and a margin is not searched.
-            if self.params.delta_pruning
-                && !evading
-                && let Some(victim) = pos.piece_at(mv.to())
-                && stand_pat
-                    .saturating_add(2 * self.values[victim.role.index()].min(1 << 20))
-                    .saturating_add(self.params.delta_margin)
-                    <= alpha
             {
                 continue;
             }

@@ -228,7 +228,6 @@ tunables! {
     lmr_divisor: i32 = 162, 100, 600, 20.0, 0.002, "1/100: ln(depth) * ln(move number) is divided by this for the reduction";
     lmr_start: i32 = 2, 1, 20, 1.0, 0.002, "moves: how many moves of a node are searched before reductions begin";
     lmr_min_depth: i32 = 3, 2, 10, 0.5, 0.002, "plies: the least remaining depth at which moves are reduced";
-    delta_margin: i32 = 2000, 0, 30000, 200.0, 0.002, "1/10000 logit: a quiescence capture is skipped when the stand-pat score plus twice its victim's value plus this is at most alpha";
     lmp_depth: i32 = 3, 1, 10, 0.5, 0.002, "plies: the deepest remaining depth at which late quiet moves are pruned";
     lmp_base: i32 = 8, 1, 200, 2.0, 0.002, "moves: at a shallow non-PV node, quiet moves after this many moves plus LmpScale x depth^2 are skipped";
     lmp_scale: i32 = 6, 0, 100, 1.0, 0.002, "moves per ply^2: the depth-dependent part of the late-move pruning count";
@@ -252,7 +251,6 @@ tunables! {
         check_extension = true, "a move that attacks the enemy wazir is searched a ply deeper";
         repetition = true, "a repeated position scores as a draw (shifted by Optimism)";
         quiescence = true, "a capture search at the leaves (off: the static eval, or evasions when the wazir is attacked)";
-        delta_pruning = true, "delta pruning: quiescence captures that cannot reach alpha are skipped";
         qsearch_bad_captures = true, "the quiescence search skips captures by a more valuable piece on a square the other side attacks";
         killers = true, "killer moves and history in move ordering";
         continuation_history = true, "quiet moves ordered (and reduced) also by how good they were as replies to the move just played";
