@@ -499,7 +499,12 @@ impl<'a, E: Evaluator> Context<'a, E> {
         // low or high anyway, the quiet moves ordered this late (drops
         // make them many) are skipped once a move has saved the game.
         let lmp_count = if params.late_move_pruning && !pv_node && attack.is_none() && depth <= params.lmp_depth {
-            usize::try_from(params.lmp_base.saturating_add(params.lmp_scale.saturating_mul(depth * depth))).unwrap_or(0)
+            usize::try_from(
+                params
+                    .lmp_base
+                    .saturating_add(params.lmp_scale.saturating_mul(depth * depth)),
+            )
+            .unwrap_or(0)
         } else {
             usize::MAX
         };

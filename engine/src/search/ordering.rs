@@ -431,7 +431,10 @@ impl Frame {
                         BAND_JUMP
                     };
                     if let Some(slot) = self.keys.get_mut(self.len) {
-                        *slot = key(band + history[history_index(mv)] + cont[role.index() * 64 + to.index()], mv);
+                        *slot = key(
+                            band + history[history_index(mv)] + cont[role.index() * 64 + to.index()],
+                            mv,
+                        );
                         self.len += 1;
                     }
                 }
@@ -454,7 +457,10 @@ impl Frame {
                     BAND_DROP
                 };
                 if let Some(slot) = self.keys.get_mut(self.len) {
-                    *slot = key(band + history[history_index(mv)] + cont[role.index() * 64 + to.index()], mv);
+                    *slot = key(
+                        band + history[history_index(mv)] + cont[role.index() * 64 + to.index()],
+                        mv,
+                    );
                     self.len += 1;
                 }
             }
@@ -593,13 +599,98 @@ mod tests {
             expected.sort_unstable();
             let tt = list.iter().nth(list.len() / 2).copied();
             let killer = list.iter().last().copied();
-            frame.start(&pos, tt, [killer, tt], false);
+            frame.start(
+                &pos,
+                tt,
+                [killer, tt],
+                false,
+                Some(Previous(rng.random_range(0..PIECE_TO))),
+            );
             let mut got = Vec::new();
             while let Some(mv) = frame.next(&pos, &heur, &values) {
                 got.push(mv.to_u16());
             }
             got.sort_unstable();
             assert_eq!(got, expected, "{pos:?}");
+        }
+    }
+
+    /// Two quiet drops of one band, rewarded equally in the history but
+    /// each after a different previous move, are ordered by that move:
+    /// after the first, the first drop comes first, after the second the
+    /// second.
+    #[test]
+    fn continuation_history_orders_replies_by_the_move_before() {
+        let mut rng = StdRng::seed_from_u64(9);
+        let values = [2200, 2000, 2000, 3500, 100_000];
+        let mut frame = Frame::default();
+        let (mut tested, mut tries) = (0, 0);
+        while tested < 50 {
+            tries += 1;
+            assert!(
+                tries < 10_000,
+                "only {tested} positions with two plain drops in {tries} games"
+            );
+            // Random moves until the side to move has a piece in hand to
+            // drop (captured pieces change sides).
+            let mut pos = Position::from_setups(
+                &crate::rules::Setup::random(&mut rng),
+                &crate::rules::Setup::random(&mut rng),
+            );
+            for _ in 0..80 {
+                if Role::DROPPABLE.iter().any(|&role| pos.hand(pos.turn()).count(role) > 0) {
+                    break;
+                }
+                let mut list = MoveList::new();
+                pos.legal_moves(&mut list);
+                if list.is_empty() {
+                    break;
+                }
+                pos = pos.after(list.as_slice()[rng.random_range(0..list.len())]);
+                if pos.terminal().is_some() {
+                    break;
+                }
+            }
+            if pos.terminal().is_some() || crate::search::alphabeta::wazir_attack(&pos).is_some() {
+                continue;
+            }
+            let Some(their_wazir) = pos.wazir(!pos.turn()) else {
+                continue;
+            };
+            let plain = |mv: &&Move| match **mv {
+                Move::Drop { role, to } => {
+                    !leaps(role, to).contains(their_wazir)
+                        && (leaps(role, to) & leaps(Role::Wazir, their_wazir)).is_empty()
+                }
+                Move::Jump { .. } => false,
+            };
+            let mut list = MoveList::new();
+            pos.legal_moves(&mut list);
+            let drops: Vec<Move> = list.iter().filter(plain).copied().collect();
+            let (Some(&a), Some(&b)) = (drops.first(), drops.last()) else {
+                continue;
+            };
+            if a == b {
+                continue;
+            }
+            let (p0, p1) = (Previous(3), Previous(200));
+            let mut heur = Heuristics::default();
+            heur.reward(&pos, Some(p0), 0, 8, a, &[]);
+            heur.reward(&pos, Some(p1), 0, 8, b, &[]);
+            let order = |prev: Previous, frame: &mut Frame| {
+                frame.start(&pos, None, [None; 2], false, Some(prev));
+                let mut got = Vec::new();
+                while let Some(mv) = frame.next(&pos, &heur, &values) {
+                    got.push(mv);
+                }
+                let at = |m: Move| got.iter().position(|&x| x == m);
+                (at(a), at(b))
+            };
+            let (a0, b0) = order(p0, &mut frame);
+            let (a1, b1) = order(p1, &mut frame);
+            assert!(a0 < b0, "after p0, {a:?} first: {a0:?} {b0:?}");
+            assert!(b1 < a1, "after p1, {b:?} first: {a1:?} {b1:?}");
+            tested += 1;
         }
     }
 }
