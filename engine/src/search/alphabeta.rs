@@ -1,7 +1,8 @@
 //! The tree search proper: principal variation search with a transposition
 //! table, null-move pruning, futility and reverse futility pruning,
-//! late-move reductions, check extensions, repetition detection and a
-//! quiescence search over captures. Scores follow [`super::score`].
+//! late-move reductions and pruning, check extensions, repetition detection
+//! and a quiescence search over captures (not those that lose the capturer
+//! to a recapture). Scores follow [`super::score`].
 //!
 //! The rules have no check, so the search supplies the two facts that make
 //! the wazir special: a side that can capture the enemy wazir wins at once

@@ -6,9 +6,10 @@
 //! attacker among equals; the two killer moves of the ply; then quiet moves
 //! in bands: those that attack the enemy wazir, those that attack a square
 //! next to it, other jumps, other drops (often 60 or more per piece in
-//! hand), each band by history. Captures and quiets are generated only when
-//! the search gets that far. A node whose wazir is attacked generates its
-//! few saving moves (evasions) at once.
+//! hand), each band by history plus continuation history (how good the
+//! move was as a reply to the move just played). Captures and quiets are
+//! generated only when the search gets that far. A node whose wazir is
+//! attacked generates its few saving moves (evasions) at once.
 //!
 //! The move lists live in one [`Frame`] per ply, allocated once per search,
 //! so that no node initialises a list of its own.
@@ -131,30 +132,26 @@ impl Heuristics {
             k[0] = Some(best);
         }
         let bonus = (depth * depth).min(HISTORY_MAX / 4);
-        let table = &mut self.history[color.index()];
+        let history = &mut self.history[color.index()];
+        let continuation = &mut self.continuation;
         let mut update = |mv: Move, delta: i32| {
-            let h = &mut table[history_index(mv)];
-            // Gravity: entries saturate at ±HISTORY_MAX.
-            *h += delta - *h * delta.abs() / HISTORY_MAX;
+            gravity(&mut history[history_index(mv)], delta);
+            if let (Some(prev), Some(role)) = (prev, role_of(pos, mv)) {
+                gravity(&mut continuation[continuation_index(color, prev, role, mv.to())], delta);
+            }
         };
         update(best, bonus);
         for &mv in tried.iter().filter(|&&mv| mv != best) {
             update(mv, -bonus);
         }
-        if let Some(prev) = prev {
-            let table = &mut self.continuation;
-            let mut update = |mv: Move, delta: i32| {
-                if let Some(role) = role_of(pos, mv) {
-                    let h = &mut table[continuation_index(color, prev, role, mv.to())];
-                    *h += delta - *h * delta.abs() / HISTORY_MAX;
-                }
-            };
-            update(best, bonus);
-            for &mv in tried.iter().filter(|&&mv| mv != best) {
-                update(mv, -bonus);
-            }
-        }
     }
+}
+
+/// Adds `delta` to a history entry with gravity: entries saturate at
+/// ±`HISTORY_MAX`.
+#[inline]
+fn gravity(h: &mut i32, delta: i32) {
+    *h += delta - *h * delta.abs() / HISTORY_MAX;
 }
 
 /// Whether `mv` lands on an enemy piece.
