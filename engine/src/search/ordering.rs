@@ -70,21 +70,28 @@ impl Previous {
     pub fn of(pos: &Position, last: Option<Move>) -> Option<Previous> {
         let to = last?.to();
         let role = pos.piece_at(to)?.role;
-        Some(Previous(role.index() * 64 + to.index()))
+        Some(Previous(piece_to(role, to)))
     }
 }
 
-/// The index of a reply `mv` (by `role`) after `prev` for `color`.
+/// A role and a landing square as one index below [`PIECE_TO`].
 #[inline]
-fn continuation_index(color: Color, prev: Previous, role: Role, to: Square) -> usize {
-    (color.index() * PIECE_TO + prev.0) * PIECE_TO + role.index() * 64 + to.index()
+fn piece_to(role: Role, to: Square) -> usize {
+    role.index() * 64 + to.index()
+}
+
+/// Where the continuation history's row for `color` after `prev` starts:
+/// [`PIECE_TO`] entries, one per reply's [`piece_to`].
+#[inline]
+fn continuation_row(color: Color, prev: Previous) -> usize {
+    (color.index() * PIECE_TO + prev.0) * PIECE_TO
 }
 
 #[inline]
 fn history_index(mv: Move) -> usize {
     match mv {
         Move::Jump { from, to } => from.index() * 64 + to.index(),
-        Move::Drop { role, to } => 64 * 64 + role.index() * 64 + to.index(),
+        Move::Drop { role, to } => 64 * 64 + piece_to(role, to),
     }
 }
 
@@ -137,7 +144,10 @@ impl Heuristics {
         let mut update = |mv: Move, delta: i32| {
             gravity(&mut history[history_index(mv)], delta);
             if let (Some(prev), Some(role)) = (prev, role_of(pos, mv)) {
-                gravity(&mut continuation[continuation_index(color, prev, role, mv.to())], delta);
+                gravity(
+                    &mut continuation[continuation_row(color, prev) + piece_to(role, mv.to())],
+                    delta,
+                );
             }
         };
         update(best, bonus);
@@ -406,7 +416,7 @@ impl Frame {
         const NO_ROW: [i32; PIECE_TO] = [0; PIECE_TO];
         let cont: &[i32] = match self.prev {
             Some(prev) => {
-                let start = continuation_index(us, prev, Role::ALL[0], Square::ALL[0]);
+                let start = continuation_row(us, prev);
                 &heur.continuation[start..start + PIECE_TO]
             }
             None => &NO_ROW,
@@ -428,10 +438,7 @@ impl Frame {
                         BAND_JUMP
                     };
                     if let Some(slot) = self.keys.get_mut(self.len) {
-                        *slot = key(
-                            band + history[history_index(mv)] + cont[role.index() * 64 + to.index()],
-                            mv,
-                        );
+                        *slot = key(band + history[history_index(mv)] + cont[piece_to(role, to)], mv);
                         self.len += 1;
                     }
                 }
@@ -454,10 +461,7 @@ impl Frame {
                     BAND_DROP
                 };
                 if let Some(slot) = self.keys.get_mut(self.len) {
-                    *slot = key(
-                        band + history[history_index(mv)] + cont[role.index() * 64 + to.index()],
-                        mv,
-                    );
+                    *slot = key(band + history[history_index(mv)] + cont[piece_to(role, to)], mv);
                     self.len += 1;
                 }
             }
