@@ -9,7 +9,7 @@ use leaper::eval::{EVAL_BOUND, Eval, EvalKind, Evaluator};
 use leaper::search::{Limits, Searcher, Signals};
 use leaper::{GameMove, Move, MoveList, Position, Role};
 use leaper_nnue::train::LinearModel;
-use leaper_nnue::{FloatNetwork, LinearNet, QuantNetwork};
+use leaper_nnue::{FloatNetwork, LinearNet, PSQ_COLUMN, QuantNetwork, W1_ROW};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::sync::Arc;
@@ -55,6 +55,10 @@ struct Checked {
     checked: Arc<AtomicU64>,
     /// Pushes seen.
     pushes: Arc<AtomicU64>,
+    /// Bounded evaluations asked for, and those answered by a bound
+    /// rather than the exact value.
+    bounded: Arc<AtomicU64>,
+    lazy: Arc<AtomicU64>,
 }
 
 impl Evaluator for Checked {
@@ -65,6 +69,23 @@ impl Evaluator for Checked {
             self.checked.fetch_add(1, Ordering::Relaxed);
         }
         assert_eq!(score, (self.scratch)(pos), "incremental and scratch evaluations differ");
+        score
+    }
+
+    /// Exact inside the window; beyond it a bound between the window and
+    /// the exact value, as the trait promises.
+    fn evaluate_within(&mut self, pos: &Position, alpha: i32, beta: i32) -> i32 {
+        let score = self.inner.evaluate_within(pos, alpha, beta);
+        let exact = (self.scratch)(pos);
+        if exact >= beta {
+            assert!((beta..=exact).contains(&score), "{score} for {exact} >= beta {beta}");
+        } else if exact <= alpha {
+            assert!((exact..=alpha).contains(&score), "{score} for {exact} <= alpha {alpha}");
+        } else {
+            assert_eq!(score, exact, "inside the window {alpha}..{beta}");
+        }
+        self.bounded.fetch_add(1, Ordering::Relaxed);
+        self.lazy.fetch_add(u64::from(score != exact), Ordering::Relaxed);
         score
     }
 
@@ -116,11 +137,26 @@ fn is_legal(pos: &Position, best: Option<&GameMove>) -> bool {
     list.as_slice().contains(mv)
 }
 
+/// A random network with psq weights of the size a linear model's have,
+/// so that the psq sums alone often settle a window.
+fn network_with_psq(seed: u64) -> Arc<QuantNetwork> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut float = FloatNetwork::random(&mut rng);
+    for row in float.w1.chunks_exact_mut(W1_ROW) {
+        row[PSQ_COLUMN] = rng.random_range(-0.6..0.6);
+    }
+    Arc::new(float.quantize())
+}
+
 #[test]
 fn incremental_evaluation_equals_scratch_along_real_searches() {
-    let net = network(11);
+    let net = network_with_psq(11);
     let scratch = Arc::clone(&net);
-    searches_check(nnue_eval(&net), Arc::new(move |pos: &Position| scratch.evaluate(pos)));
+    let (bounded, lazy) = searches_check(nnue_eval(&net), Arc::new(move |pos: &Position| scratch.evaluate(pos)));
+    eprintln!("{bounded} bounded evaluations, {lazy} answered by a bound");
+    // The quiescence search's stand pat asks for bounded evaluations, and
+    // the psq sums settle some of them without the dense layers.
+    assert!(bounded > 1000 && lazy > 100, "{bounded} bounded, {lazy} answered by a bound");
 }
 
 /// The linear model: random weights of a few tenths of a logit.
@@ -137,7 +173,8 @@ fn incremental_linear_evaluation_equals_scratch_along_real_searches() {
     let model = linear_model(21);
     let eval = Eval::new(EvalKind::Linear).with_linear(Arc::clone(&model));
     assert!(eval.has_model(EvalKind::Linear));
-    searches_check(eval, Arc::new(move |pos: &Position| model.evaluate(pos)));
+    let (bounded, lazy) = searches_check(eval, Arc::new(move |pos: &Position| model.evaluate(pos)));
+    assert!(bounded > 1000 && lazy == 0, "{bounded} bounded, {lazy} answered by a bound");
 }
 
 #[test]
@@ -168,16 +205,21 @@ fn linear_searches_return_legal_moves_and_by_default_use_the_embedded_model() {
     }
 }
 
-/// Searches random positions with `inner` wrapped in [`Checked`].
-fn searches_check(inner: Eval, scratch: Arc<dyn Fn(&Position) -> i32 + Send + Sync>) {
+/// Searches random positions with `inner` wrapped in [`Checked`]; returns
+/// the bounded evaluations asked for and those answered by a bound.
+fn searches_check(inner: Eval, scratch: Arc<dyn Fn(&Position) -> i32 + Send + Sync>) -> (u64, u64) {
     let checked = Arc::new(AtomicU64::new(0));
     let pushes = Arc::new(AtomicU64::new(0));
+    let bounded = Arc::new(AtomicU64::new(0));
+    let lazy = Arc::new(AtomicU64::new(0));
     let eval = Checked {
         inner,
         scratch,
         path: Vec::new(),
         checked: Arc::clone(&checked),
         pushes: Arc::clone(&pushes),
+        bounded: Arc::clone(&bounded),
+        lazy: Arc::clone(&lazy),
     };
     let mut searcher = Searcher::with_evaluator(eval, 8).unwrap();
     let mut rng = StdRng::seed_from_u64(5);
@@ -197,6 +239,7 @@ fn searches_check(inner: Eval, scratch: Arc<dyn Fn(&Position) -> i32 + Send + Sy
         checked > 10_000 && pushes > 10_000,
         "{checked} evaluations, {pushes} pushes"
     );
+    (bounded.load(Ordering::Relaxed), lazy.load(Ordering::Relaxed))
 }
 
 #[test]

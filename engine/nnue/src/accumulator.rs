@@ -105,6 +105,10 @@ impl<N: Incremental> Accumulator<N> {
 struct Entry<N: Incremental> {
     acc: Accumulator<N>,
     computed: [bool; 2],
+    /// For the network: the psq sum of the perspective is up to date (it
+    /// is whenever `computed` is, and may be alone; see
+    /// [`AccumulatorStack::psq_sums`]).
+    psq_done: [bool; 2],
     delta: [FeatureDelta; 2],
 }
 
@@ -144,6 +148,7 @@ impl<N: Incremental> AccumulatorStack<N> {
         let root = Entry {
             acc: Accumulator::refresh(net, pos),
             computed: [true; 2],
+            psq_done: [true; 2],
             delta: [NO_CHANGE; 2],
         };
         if self.entries.is_empty() {
@@ -190,6 +195,7 @@ impl<N: Incremental> AccumulatorStack<N> {
             };
             child.delta[i] = d;
             child.computed[i] = false;
+            child.psq_done[i] = false;
         }
         self.len += 1;
     }
@@ -226,6 +232,7 @@ impl<N: Incremental> AccumulatorStack<N> {
                 // The root is computed, so a refresh is found only above it.
                 self.entries[top].acc.refresh_side(net, pos, color);
                 self.entries[top].computed[i] = true;
+                self.entries[top].psq_done[i] = true;
                 return;
             }
             k -= 1;
@@ -241,6 +248,7 @@ impl<N: Incremental> AccumulatorStack<N> {
                 delta.added(),
             );
             child.computed[i] = true;
+            child.psq_done[i] = true;
         }
     }
 
@@ -250,5 +258,53 @@ impl<N: Incremental> AccumulatorStack<N> {
         let acc = self.current(net, pos);
         let us = pos.turn();
         net.output(&acc.values[us.index()], &acc.values[(!us).index()])
+    }
+}
+
+impl AccumulatorStack<QuantNetwork> {
+    /// The psq sums of the current position (`pos`), the side to move's
+    /// first, brought up to date without the accumulators: the linear
+    /// skip term alone, one i32 per changed feature, for a search that
+    /// needs only to know whether the evaluation is surely outside its
+    /// window (see [`QuantNetwork::dense_bounds`]). The accumulators stay
+    /// as they were, computed later when asked for.
+    pub fn psq_sums(&mut self, net: &QuantNetwork, pos: &Position) -> [i32; 2] {
+        for color in Color::ALL {
+            self.compute_psq(net, pos, color);
+        }
+        let top = &self.entries[self.len - 1].acc.values;
+        let us = pos.turn();
+        [top[us.index()].psq, top[(!us).index()].psq]
+    }
+
+    /// [`AccumulatorStack::compute`] for the psq sum of `color` alone.
+    fn compute_psq(&mut self, net: &QuantNetwork, pos: &Position, color: Color) {
+        let i = color.index();
+        let top = self.len - 1;
+        let mut k = top;
+        while !self.entries[k].psq_done[i] {
+            if let FeatureDelta::Refresh(_) = self.entries[k].delta[i] {
+                let (_, list) = active_features(pos, color);
+                let sum = list.as_slice().iter().fold(0i32, |s, &f| s.wrapping_add(net.psq(f)));
+                self.entries[top].acc.values[i].psq = sum;
+                self.entries[top].psq_done[i] = true;
+                return;
+            }
+            k -= 1;
+        }
+        for j in k + 1..=top {
+            let (head, tail) = self.entries.split_at_mut(j);
+            let (parent, child) = (&head[j - 1], &mut tail[0]);
+            let delta = &child.delta[i];
+            let mut psq = parent.acc.values[i].psq;
+            for &f in delta.removed() {
+                psq = psq.wrapping_sub(net.psq(f));
+            }
+            for &f in delta.added() {
+                psq = psq.wrapping_add(net.psq(f));
+            }
+            child.acc.values[i].psq = psq;
+            child.psq_done[i] = true;
+        }
     }
 }

@@ -519,6 +519,42 @@ impl QuantNetwork {
         dense.wrapping_add(stm.psq).wrapping_sub(opp.psq)
     }
 
+    /// The least and the greatest value the dense path (the output less
+    /// the psq sums' difference) can take for any accumulators, by interval
+    /// arithmetic through the layers: every clipped activation lies in its
+    /// range, so each sum lies between its bias plus the negative weights
+    /// times the inputs' greatest values and its bias plus the positive
+    /// ones. A sound bound, not a guess: a search may skip the dense path
+    /// when the psq sums alone, moved by either bound, fall outside its
+    /// window.
+    pub fn dense_bounds(&self) -> (i32, i32) {
+        fn range(lo_in: &[i32], hi_in: &[i32], row: &[i16], bias: i32) -> (i64, i64) {
+            let (mut lo, mut hi) = (i64::from(bias), i64::from(bias));
+            for ((&w, &a), &b) in row.iter().zip(lo_in).zip(hi_in) {
+                let (x, y) = (i64::from(w) * i64::from(a), i64::from(w) * i64::from(b));
+                lo += x.min(y);
+                hi += x.max(y);
+            }
+            (lo, hi)
+        }
+        let crelu = |sum: i64, shift: u32| ((sum + (1 << (shift - 1))) >> shift).clamp(0, i64::from(QH)) as i32;
+        let lo0 = [0i32; L1X2];
+        let hi0 = [QA; L1X2];
+        let (mut lo1, mut hi1) = ([0i32; L2], [0i32; L2]);
+        for (k, row) in self.w2.iter().enumerate() {
+            let (lo, hi) = range(&lo0, &hi0, row, self.b2[k]);
+            (lo1[k], hi1[k]) = (crelu(lo, SHIFT_L2), crelu(hi, SHIFT_L2));
+        }
+        let (mut lo2, mut hi2) = ([0i32; L3], [0i32; L3]);
+        for (j, row) in self.w3.iter().enumerate() {
+            let (lo, hi) = range(&lo1, &hi1, row, self.b3[j]);
+            (lo2[j], hi2[j]) = (crelu(lo, SHIFT_L3), crelu(hi, SHIFT_L3));
+        }
+        let (lo, hi) = range(&lo2, &hi2, &self.w4, self.b4);
+        let scale = |sum: i64| (sum * EVAL_SCALE / i64::from(QH * QB)) as i32;
+        (scale(lo), scale(hi))
+    }
+
     /// The evaluation of `pos` from scratch (the accumulators computed
     /// anew): logit x [`EVAL_SCALE`] of the side to move.
     pub fn evaluate(&self, pos: &Position) -> i32 {

@@ -173,6 +173,86 @@ fn lazy_accumulators_equal_a_full_refresh_when_evaluated_late() {
     );
 }
 
+/// The psq sums alone, brought up to date along a path with some
+/// positions' accumulators computed in full and others' sums only, equal
+/// a refresh's at every ply, and asking for the sums first leaves the
+/// accumulators to be computed right afterwards.
+#[test]
+fn psq_sums_alone_equal_a_full_refresh_along_mixed_paths() {
+    let (_, net) = random_nets(14);
+    let mut stack = AccumulatorStack::new();
+    let mut rng = StdRng::seed_from_u64(8);
+    let (mut checked, mut wazir_moves) = (0, 0);
+    for seed in 0..60 {
+        let (positions, _) = random_game(5000 + seed);
+        for start in (0..positions.len().saturating_sub(1)).step_by(5) {
+            stack.reset(&net, &positions[start]);
+            let mut path = vec![positions[start].clone()];
+            for _ in 0..8 {
+                let from = path.last().cloned().unwrap_or_else(|| positions[start].clone());
+                let Some(m) = random_move(&from, &mut rng) else {
+                    break;
+                };
+                let to = from.after(m);
+                wazir_moves += usize::from(from.wazir(from.turn()) != to.wazir(from.turn()));
+                stack.push(&from, m, &to);
+                let scratch = Accumulator::refresh(&net, &to);
+                let us = to.turn().index();
+                let expected = [scratch.values[us].psq, scratch.values[1 - us].psq];
+                match rng.random_range(0..3) {
+                    0 => {}
+                    1 => {
+                        assert_eq!(stack.psq_sums(&net, &to), expected);
+                        checked += 1;
+                    }
+                    _ => {
+                        assert_eq!(stack.psq_sums(&net, &to), expected);
+                        assert_eq!(*stack.current(&net, &to), scratch);
+                        checked += 1;
+                    }
+                }
+                path.push(to);
+            }
+            while let Some(pos) = path.pop() {
+                let scratch = Accumulator::refresh(&net, &pos);
+                let us = pos.turn().index();
+                assert_eq!(stack.psq_sums(&net, &pos), [scratch.values[us].psq, scratch.values[1 - us].psq]);
+                assert_eq!(*stack.current(&net, &pos), scratch);
+                checked += 1;
+                if !path.is_empty() {
+                    stack.pop();
+                }
+            }
+        }
+    }
+    assert!(checked > 1000 && wazir_moves > 100, "{checked} checked, {wazir_moves} wazir moves");
+}
+
+/// The dense path's bounds hold the output less the psq sums' difference
+/// on every position of random games, for networks whose outputs span a
+/// few logit units.
+#[test]
+fn the_dense_path_stays_within_its_bounds() {
+    for seed in 20..24 {
+        let (_, net) = random_nets(seed);
+        let (low, high) = net.dense_bounds();
+        assert!(low < high, "bounds {low}..{high}");
+        let (mut seen_low, mut seen_high) = (i32::MAX, i32::MIN);
+        for game in 0..20 {
+            let (positions, _) = random_game(7000 + game);
+            for pos in positions.iter().filter(|p| p.wazir(p.turn()).is_some() && p.wazir(!p.turn()).is_some()) {
+                let acc = Accumulator::refresh(&net, pos);
+                let us = pos.turn().index();
+                let dense = net.evaluate(pos) - (acc.values[us].psq - acc.values[1 - us].psq);
+                assert!((low..=high).contains(&dense), "dense path {dense} outside {low}..={high}");
+                seen_low = seen_low.min(dense);
+                seen_high = seen_high.max(dense);
+            }
+        }
+        assert!(seen_low < seen_high, "the dense path never varied: {seen_low}");
+    }
+}
+
 #[test]
 fn network_file_round_trips() {
     let (_, net) = random_nets(5);

@@ -19,6 +19,18 @@ pub trait Evaluator: Clone + Send {
     /// far inside the search's mate scores.
     fn evaluate(&mut self, pos: &Position) -> i32;
 
+    /// A value of `pos` that compares with the window `alpha..beta` as
+    /// [`Evaluator::evaluate`]'s does: exact inside it; at or above `beta`
+    /// a lower bound of the evaluation (itself at least `beta`), at or
+    /// below `alpha` an upper bound (at most `alpha`). An evaluator whose
+    /// cheap part bounds the rest (the network's psq sums) may skip the
+    /// rest; the others evaluate.
+    #[inline]
+    fn evaluate_within(&mut self, pos: &Position, alpha: i32, beta: i32) -> i32 {
+        let _ = (alpha, beta);
+        self.evaluate(pos)
+    }
+
     /// A rough value of a piece of `role` on the board, in the same unit,
     /// for move ordering (most valuable victim first) and futility margins.
     fn piece_value(&self, role: Role) -> i32;

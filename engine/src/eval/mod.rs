@@ -175,6 +175,9 @@ pub struct Eval {
     psq: Arc<Weights>,
     full: Arc<Weights>,
     network: Option<Arc<QuantNetwork>>,
+    /// The network's [`QuantNetwork::dense_bounds`], worked out when the
+    /// network is set, for [`Evaluator::evaluate_within`].
+    dense_bounds: (i32, i32),
     linear: Option<Arc<LinearNet>>,
     /// The accumulators along the current search path (nnue).
     stack: AccumulatorStack,
@@ -246,12 +249,14 @@ impl Eval {
     /// An evaluator of `kind` whose full model uses `full` instead of the
     /// shipped weights (as the binary's `LEAPER_EVAL_WEIGHTS` asks).
     pub fn with_full_weights(kind: EvalKind, full: Arc<Weights>) -> Eval {
+        let network = shipped_network();
         Eval {
+            dense_bounds: network.as_deref().map_or((0, 0), QuantNetwork::dense_bounds),
             kind,
             material: Material::default(),
             psq: psq_weights(),
             full,
-            network: shipped_network(),
+            network,
             linear: shipped_linear(),
             stack: AccumulatorStack::new(),
             linear_stack: AccumulatorStack::new(),
@@ -275,6 +280,7 @@ impl Eval {
     /// (as the `EvalFile` option asks).
     pub fn with_network(&self, network: Arc<QuantNetwork>) -> Eval {
         Eval {
+            dense_bounds: network.dense_bounds(),
             network: Some(network),
             tracking: false,
             cache: EvalCache::default(),
@@ -367,6 +373,30 @@ impl Evaluator for Eval {
                 None => linear(pos, &self.full, FeatureSet::Full),
             },
         }
+    }
+
+    #[inline]
+    fn evaluate_within(&mut self, pos: &Position, alpha: i32, beta: i32) -> i32 {
+        if self.kind == EvalKind::Nnue
+            && self.tracking
+            && let Some(net) = &self.network
+        {
+            if let Some(score) = self.cache.get(pos.hash()) {
+                return score;
+            }
+            // The psq sums alone, moved by the dense path's sound bounds,
+            // may already put the evaluation beyond the window.
+            let [us, them] = self.stack.psq_sums(net, pos);
+            let linear = us.wrapping_sub(them);
+            let (low, high) = self.dense_bounds;
+            if linear.saturating_add(low) >= beta {
+                return linear.saturating_add(low).clamp(-EVAL_BOUND, EVAL_BOUND);
+            }
+            if linear.saturating_add(high) <= alpha {
+                return linear.saturating_add(high).clamp(-EVAL_BOUND, EVAL_BOUND);
+            }
+        }
+        self.evaluate(pos)
     }
 
     #[inline]

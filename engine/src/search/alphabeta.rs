@@ -608,7 +608,11 @@ impl<'a, E: Evaluator> Context<'a, E> {
                 true
             }
             None => {
-                best = self.eval.evaluate(pos);
+                best = if self.params.quiescence && self.params.lazy_eval {
+                    self.eval.evaluate_within(pos, alpha, beta)
+                } else {
+                    self.eval.evaluate(pos)
+                };
                 if best >= beta || !self.params.quiescence {
                     return best;
                 }
