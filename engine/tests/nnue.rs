@@ -156,7 +156,10 @@ fn incremental_evaluation_equals_scratch_along_real_searches() {
     eprintln!("{bounded} bounded evaluations, {lazy} answered by a bound");
     // The quiescence search's stand pat asks for bounded evaluations, and
     // the psq sums settle some of them without the dense layers.
-    assert!(bounded > 1000 && lazy > 100, "{bounded} bounded, {lazy} answered by a bound");
+    assert!(
+        bounded > 1000 && lazy > 100,
+        "{bounded} bounded, {lazy} answered by a bound"
+    );
 }
 
 /// The linear model: random weights of a few tenths of a logit.
@@ -174,7 +177,10 @@ fn incremental_linear_evaluation_equals_scratch_along_real_searches() {
     let eval = Eval::new(EvalKind::Linear).with_linear(Arc::clone(&model));
     assert!(eval.has_model(EvalKind::Linear));
     let (bounded, lazy) = searches_check(eval, Arc::new(move |pos: &Position| model.evaluate(pos)));
-    assert!(bounded > 1000 && lazy == 0, "{bounded} bounded, {lazy} answered by a bound");
+    assert!(
+        bounded > 1000 && lazy == 0,
+        "{bounded} bounded, {lazy} answered by a bound"
+    );
 }
 
 #[test]

@@ -519,6 +519,41 @@ impl QuantNetwork {
         dense.wrapping_add(stm.psq).wrapping_sub(opp.psq)
     }
 
+    /// The float network this one stands for: every weight divided by its
+    /// scale (the inverse of [`FloatNetwork::quantize`], which gives this
+    /// network back, up to float rounding of the largest biases). For
+    /// training on from a shipped network (`leaper-data train --init
+    /// FILE.nnue`).
+    pub fn to_float(&self) -> FloatNetwork {
+        let mut net = FloatNetwork::zeros();
+        for (f, row) in self.w1.iter().enumerate() {
+            for (j, &w) in row.iter().enumerate() {
+                net.w1[f * W1_ROW + j] = f32::from(w) / QA as f32;
+            }
+            net.w1[f * W1_ROW + PSQ_COLUMN] = (f64::from(self.psq[f]) / EVAL_SCALE as f64) as f32;
+        }
+        for j in 0..L1 {
+            net.b1[j] = f32::from(self.b1[j]) / QA as f32;
+        }
+        for o in 0..L2 {
+            for i in 0..L1X2 {
+                net.w2[o * L1X2 + i] = f32::from(self.w2[o][i]) / QB as f32;
+            }
+            net.b2[o] = (f64::from(self.b2[o]) / f64::from(QA * QB)) as f32;
+        }
+        for o in 0..L3 {
+            for i in 0..L2 {
+                net.w3[o * L2 + i] = f32::from(self.w3[o][i]) / QB as f32;
+            }
+            net.b3[o] = (f64::from(self.b3[o]) / f64::from(QH * QB)) as f32;
+        }
+        for i in 0..L3 {
+            net.w4[i] = f32::from(self.w4[i]) / QB as f32;
+        }
+        net.b4 = (f64::from(self.b4) / f64::from(QH * QB)) as f32;
+        net
+    }
+
     /// The least and the greatest value the dense path (the output less
     /// the psq sums' difference) can take for any accumulators, by interval
     /// arithmetic through the layers: every clipped activation lies in its

@@ -173,6 +173,35 @@ fn lazy_accumulators_equal_a_full_refresh_when_evaluated_late() {
     );
 }
 
+/// An integer network turned back into floats quantizes to itself, byte
+/// for byte (its biases are far below where float rounding could change
+/// one), and the float network evaluates as the integer one within the
+/// stated tolerance.
+#[test]
+fn an_integer_network_turns_back_into_a_float_network_that_quantizes_to_it() {
+    for seed in 30..33 {
+        let (_, net) = random_nets(seed);
+        let float = net.to_float();
+        let again = float.quantize();
+        assert!(
+            again.to_bytes() == net.to_bytes(),
+            "seed {seed}: the network changed on the way back"
+        );
+        let mut worst = 0f32;
+        for game in 0..10 {
+            let (positions, _) = random_game(9000 + game);
+            for pos in positions
+                .iter()
+                .filter(|p| p.wazir(p.turn()).is_some() && p.wazir(!p.turn()).is_some())
+            {
+                let q = net.evaluate(pos);
+                worst = worst.max((float.evaluate(pos) - q as f32 / EVAL_SCALE as f32).abs());
+            }
+        }
+        assert!(worst <= TOLERANCE_LOGIT, "float {worst} logit from the integer network");
+    }
+}
+
 /// The psq sums alone, brought up to date along a path with some
 /// positions' accumulators computed in full and others' sums only, equal
 /// a refresh's at every ply, and asking for the sums first leaves the
@@ -216,7 +245,10 @@ fn psq_sums_alone_equal_a_full_refresh_along_mixed_paths() {
             while let Some(pos) = path.pop() {
                 let scratch = Accumulator::refresh(&net, &pos);
                 let us = pos.turn().index();
-                assert_eq!(stack.psq_sums(&net, &pos), [scratch.values[us].psq, scratch.values[1 - us].psq]);
+                assert_eq!(
+                    stack.psq_sums(&net, &pos),
+                    [scratch.values[us].psq, scratch.values[1 - us].psq]
+                );
                 assert_eq!(*stack.current(&net, &pos), scratch);
                 checked += 1;
                 if !path.is_empty() {
@@ -225,7 +257,10 @@ fn psq_sums_alone_equal_a_full_refresh_along_mixed_paths() {
             }
         }
     }
-    assert!(checked > 1000 && wazir_moves > 100, "{checked} checked, {wazir_moves} wazir moves");
+    assert!(
+        checked > 1000 && wazir_moves > 100,
+        "{checked} checked, {wazir_moves} wazir moves"
+    );
 }
 
 /// The dense path's bounds hold the output less the psq sums' difference
@@ -240,11 +275,17 @@ fn the_dense_path_stays_within_its_bounds() {
         let (mut seen_low, mut seen_high) = (i32::MAX, i32::MIN);
         for game in 0..20 {
             let (positions, _) = random_game(7000 + game);
-            for pos in positions.iter().filter(|p| p.wazir(p.turn()).is_some() && p.wazir(!p.turn()).is_some()) {
+            for pos in positions
+                .iter()
+                .filter(|p| p.wazir(p.turn()).is_some() && p.wazir(!p.turn()).is_some())
+            {
                 let acc = Accumulator::refresh(&net, pos);
                 let us = pos.turn().index();
                 let dense = net.evaluate(pos) - (acc.values[us].psq - acc.values[1 - us].psq);
-                assert!((low..=high).contains(&dense), "dense path {dense} outside {low}..={high}");
+                assert!(
+                    (low..=high).contains(&dense),
+                    "dense path {dense} outside {low}..={high}"
+                );
                 seen_low = seen_low.min(dense);
                 seen_high = seen_high.max(dense);
             }

@@ -17,13 +17,15 @@
 //! model: its psq (linear skip) weights are the model's weights, its
 //! output bias the model's bias and its output weights zero, so that at
 //! epoch 0 it predicts exactly what the linear model does and training
-//! learns a correction. `--psq-lr` steps the linear part more finely than
+//! learns a correction. `--model nnue --init FILE.nnue` starts from a
+//! network (e.g. the embedded one) and trains on: each session's new data
+//! adds to what the earlier ones taught. `--psq-lr` steps the linear part more finely than
 //! the rest, and `--weight-decay` pulls the dense part toward zero, i.e.
 //! the network toward its linear part.
 
 use anyhow::{Context, bail};
 use leaper_nnue::train::{Factors, LinearModel, Model, Sample, TrainConfig, Trainer, integer_mean_loss, samples_from};
-use leaper_nnue::{FloatNetwork, LinearNet};
+use leaper_nnue::{EvalModel, FloatNetwork, LinearNet};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use std::path::PathBuf;
@@ -126,11 +128,13 @@ pub struct TrainArgs {
     /// Continue from the checkpoint in `--checkpoint DIR`.
     #[arg(long, requires = "checkpoint")]
     pub resume: bool,
-    /// Start from this linear model file (a `LEAPLINR` file, e.g. the
-    /// embedded `engine/data/leaper.linear`) instead of zero weights: the
-    /// new data refines what the model already knows. With `--model nnue`,
-    /// the network's psq weights and output bias start as the model's and
-    /// its output weights at zero, so it starts as the linear model.
+    /// Start from this model file instead of zero weights: the new data
+    /// refines what the model already knows. A linear model (`LEAPLINR`,
+    /// e.g. `engine/data/leaper.linear`) starts either model; with `--model
+    /// nnue` the network's psq weights and output bias start as the
+    /// model's and its output weights at zero, so it starts as the linear
+    /// model. A network (`LEAPNNUE`, e.g. `engine/data/leaper.nnue`)
+    /// starts `--model nnue` as itself.
     #[arg(long, value_name = "FILE", conflicts_with = "resume")]
     pub init: Option<PathBuf>,
     /// The step size of the network's linear part (its psq weights and
@@ -236,14 +240,21 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
         ModelKind::Nnue => {
             let mut rng = StdRng::seed_from_u64(args.seed);
             let model = match &args.init {
-                Some(path) => {
-                    let linear = load_linear(path)?;
-                    println!(
-                        "starting the network from the linear model {} (psq weights, output bias; output weights zero)",
-                        path.display()
-                    );
-                    FloatNetwork::from_linear(&linear, &mut rng)
-                }
+                Some(path) => match EvalModel::load(path)
+                    .with_context(|| format!("cannot start from --init {}", path.display()))?
+                {
+                    EvalModel::Linear(linear) => {
+                        println!(
+                            "starting the network from the linear model {} (psq weights, output bias; output weights zero)",
+                            path.display()
+                        );
+                        FloatNetwork::from_linear(&linear.to_model(), &mut rng)
+                    }
+                    EvalModel::Network(net) => {
+                        println!("starting from the network {}", path.display());
+                        net.to_float()
+                    }
+                },
                 None => FloatNetwork::random(&mut rng),
             };
             fit(Trainer::new(model, samples, config), &setting, |m, path, held| {
@@ -270,10 +281,17 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
     }
 }
 
-/// The float model of a linear model file, for `--init`.
+/// The float model of a linear model file, for `--init` of `--model
+/// linear` (a network file is refused: the linear model is not a part of
+/// it that training could keep apart).
 fn load_linear(path: &std::path::Path) -> anyhow::Result<LinearModel> {
-    let net = LinearNet::load(path).with_context(|| format!("cannot start from --init {}", path.display()))?;
-    Ok(net.to_model())
+    match EvalModel::load(path).with_context(|| format!("cannot start from --init {}", path.display()))? {
+        EvalModel::Linear(net) => Ok(net.to_model()),
+        EvalModel::Network(_) => bail!(
+            "cannot start from --init {}: a network file; --model linear starts from a linear model file",
+            path.display()
+        ),
+    }
 }
 
 /// What [`fit`] needs besides the trainer.

@@ -281,6 +281,27 @@ fn the_linear_model_trains_through_the_same_command_and_exports_its_file() {
         .unwrap_or_else(|| panic!("no integer loss in {stdout}"));
     let best = net_losses.iter().map(|l| l.1).fold(f32::INFINITY, f32::min);
     assert!((written - best).abs() < 2e-3, "{stdout}");
+
+    // A network goes on from a network file (`--init FILE.nnue`): its
+    // epoch 0 is the written network's loss, not the linear model's.
+    let again_path = dir.path().join("again.nnue");
+    let mut again_args = train_args(&data, &again_path, "0.001", &["--epochs", "1"]);
+    again_args.extend(["--init".to_owned(), net_path.display().to_string()]);
+    let out = run_owned(&again_args);
+    let again = text(&out.stdout);
+    assert!(out.status.success(), "{again}\n{}", text(&out.stderr));
+    assert!(again.contains("starting from the network"), "{again}");
+    let again_losses = validation_losses(&again);
+    assert!((again_losses[0].1 - written).abs() < 2e-4, "{again}\nwritten {written}");
+    // The linear model cannot start from a network file: refused, named.
+    warm_args[last] = net_path.display().to_string();
+    let out = run_owned(&warm_args);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("from-linear.nnue") && stderr.contains("network file"),
+        "{stderr}"
+    );
 }
 
 /// `--export best` (the default) writes the network of the epoch with the
