@@ -19,16 +19,33 @@ pub trait Evaluator: Clone + Send {
     /// far inside the search's mate scores.
     fn evaluate(&mut self, pos: &Position) -> i32;
 
+    /// Bounds on [`Evaluator::evaluate`]'s value of `pos`: `(low, high)`
+    /// with `low <= evaluate(pos) <= high`, for a caller that needs only
+    /// to compare the evaluation with a threshold and can skip the exact
+    /// value when the bounds settle it. An evaluator whose cheap part
+    /// bounds the rest (the network's psq sums) returns that; the others
+    /// evaluate (`low == high`).
+    #[inline]
+    fn bounds(&mut self, pos: &Position) -> (i32, i32) {
+        let score = self.evaluate(pos);
+        (score, score)
+    }
+
     /// A value of `pos` that compares with the window `alpha..beta` as
     /// [`Evaluator::evaluate`]'s does: exact inside it; at or above `beta`
     /// a lower bound of the evaluation (itself at least `beta`), at or
-    /// below `alpha` an upper bound (at most `alpha`). An evaluator whose
-    /// cheap part bounds the rest (the network's psq sums) may skip the
-    /// rest; the others evaluate.
+    /// below `alpha` an upper bound (at most `alpha`), from
+    /// [`Evaluator::bounds`] when they settle it.
     #[inline]
     fn evaluate_within(&mut self, pos: &Position, alpha: i32, beta: i32) -> i32 {
-        let _ = (alpha, beta);
-        self.evaluate(pos)
+        let (low, high) = self.bounds(pos);
+        if low >= beta || low == high {
+            low
+        } else if high <= alpha {
+            high
+        } else {
+            self.evaluate(pos)
+        }
     }
 
     /// A rough value of a piece of `role` on the board, in the same unit,

@@ -176,7 +176,7 @@ pub struct Eval {
     full: Arc<Weights>,
     network: Option<Arc<QuantNetwork>>,
     /// The network's [`QuantNetwork::dense_bounds`], worked out when the
-    /// network is set, for [`Evaluator::evaluate_within`].
+    /// network is set, for [`Evaluator::bounds`].
     dense_bounds: (i32, i32),
     linear: Option<Arc<LinearNet>>,
     /// The accumulators along the current search path (nnue).
@@ -376,27 +376,23 @@ impl Evaluator for Eval {
     }
 
     #[inline]
-    fn evaluate_within(&mut self, pos: &Position, alpha: i32, beta: i32) -> i32 {
+    fn bounds(&mut self, pos: &Position) -> (i32, i32) {
         if self.kind == EvalKind::Nnue
             && self.tracking
             && let Some(net) = &self.network
         {
             if let Some(score) = self.cache.get(pos.hash()) {
-                return score;
+                return (score, score);
             }
-            // The psq sums alone, moved by the dense path's sound bounds,
-            // may already put the evaluation beyond the window.
+            // The psq sums alone, moved by the dense path's sound bounds.
             let [us, them] = self.stack.psq_sums(net, pos);
             let linear = us.wrapping_sub(them);
             let (low, high) = self.dense_bounds;
-            if linear.saturating_add(low) >= beta {
-                return linear.saturating_add(low).clamp(-EVAL_BOUND, EVAL_BOUND);
-            }
-            if linear.saturating_add(high) <= alpha {
-                return linear.saturating_add(high).clamp(-EVAL_BOUND, EVAL_BOUND);
-            }
+            let bound = |b: i32| linear.saturating_add(b).clamp(-EVAL_BOUND, EVAL_BOUND);
+            return (bound(low), bound(high));
         }
-        self.evaluate(pos)
+        let score = self.evaluate(pos);
+        (score, score)
     }
 
     #[inline]

@@ -415,10 +415,16 @@ impl<'a, E: Evaluator> Context<'a, E> {
         }
         let tt_move = hit.and_then(|h| h.mv);
         let attack = wazir_attack(pos);
-        let static_eval = if attack.is_some() {
-            -INFINITY
+        // The static evaluation as bounds, exact unless the evaluator
+        // bounds it cheaply (see `at_least`): each pruning test below
+        // compares it with one threshold, last in its condition.
+        let mut static_eval = if attack.is_some() {
+            (-INFINITY, -INFINITY)
+        } else if params.lazy_eval {
+            self.eval.bounds(pos)
         } else {
-            self.eval.evaluate(pos)
+            let score = self.eval.evaluate(pos);
+            (score, score)
         };
 
         if params.reverse_futility
@@ -426,9 +432,13 @@ impl<'a, E: Evaluator> Context<'a, E> {
             && attack.is_none()
             && depth <= params.reverse_futility_depth
             && !is_mate(beta)
-            && static_eval.saturating_sub(params.reverse_futility_margin.saturating_mul(depth)) >= beta
+            && self.at_least(
+                pos,
+                &mut static_eval,
+                beta.saturating_add(params.reverse_futility_margin.saturating_mul(depth)),
+            )
         {
-            return static_eval;
+            return static_eval.0;
         }
 
         if params.null_move
@@ -436,9 +446,9 @@ impl<'a, E: Evaluator> Context<'a, E> {
             && !pv_node
             && attack.is_none()
             && depth >= params.null_move_min_depth
-            && static_eval >= beta.saturating_add(params.null_move_margin)
             && !is_mate(beta)
             && pos.ply() + 2 < MAX_PLY
+            && self.at_least(pos, &mut static_eval, beta.saturating_add(params.null_move_margin))
         {
             let reduction = params.null_move_reduction + depth / 6;
             let child = pos.null_move();
@@ -457,13 +467,19 @@ impl<'a, E: Evaluator> Context<'a, E> {
             }
         }
 
-        let futility_bound = static_eval.saturating_add(params.futility_margin.saturating_mul(depth));
+        let futility_margin = params.futility_margin.saturating_mul(depth);
         let futile = params.futility
             && !pv_node
             && attack.is_none()
             && depth <= params.futility_depth
-            && futility_bound <= alpha
-            && !is_mate(alpha);
+            && !is_mate(alpha)
+            && !self.at_least(
+                pos,
+                &mut static_eval,
+                alpha.saturating_sub(futility_margin).saturating_add(1),
+            );
+        // At most alpha when futile (the upper bound, if only bounds were needed).
+        let futility_bound = static_eval.1.saturating_add(futility_margin);
         let prev = if params.continuation_history {
             Previous::of(pos, self.path[ply - 1])
         } else {
@@ -579,6 +595,22 @@ impl<'a, E: Evaluator> Context<'a, E> {
         self.tt
             .store(key, best_move, super::score::to_table(best, iply), depth, bound);
         best
+    }
+
+    /// Whether the static evaluation, held as `(low, high)` bounds, is at
+    /// least `threshold`: settled by the bounds when they lie on one side,
+    /// else by the exact evaluation, which then replaces them.
+    #[inline]
+    fn at_least(&mut self, pos: &Position, eval: &mut (i32, i32), threshold: i32) -> bool {
+        if eval.0 >= threshold {
+            return true;
+        }
+        if eval.1 < threshold {
+            return false;
+        }
+        let score = self.eval.evaluate(pos);
+        *eval = (score, score);
+        score >= threshold
     }
 
     /// Quiescence search: captures only after the side to move may stand

@@ -253,7 +253,7 @@ tunables! {
         quiescence = true, "a capture search at the leaves (off: the static eval, or evasions when the wazir is attacked)";
         qsearch_bad_captures = true, "the quiescence search skips captures by a more valuable piece on a square the other side attacks";
         killers = true, "killer moves and history in move ordering";
-        lazy_eval = true, "the quiescence search's stand pat skips the network's dense layers when its psq sums and the layers' bounds settle the comparison with the window";
+        lazy_eval = true, "the network's dense layers are skipped where its psq sums and the layers' bounds settle what the search compares the evaluation with (stand pat, futility, reverse futility, null move)";
         continuation_history = true, "quiet moves ordered (and reduced) also by how good they were as replies to the move just played";
     }
 }
