@@ -16,9 +16,9 @@
 //! [`Eval::with_network`]), and `linear` (the linear model over the
 //! network's wazir-relative features, `leaper_nnue::LinearNet`, kept by
 //! the same accumulator stack; the model comes embedded,
-//! [`shipped_linear`], or from a file, [`Eval::with_model`]); `linear` is
-//! the default ([`DEFAULT_KIND`]: it beat `full` by an SPRT, see
-//! engine/README.md). The UCI option `Eval` picks one; the server hands
+//! [`shipped_linear`], or from a file, [`Eval::with_model`]); `nnue` is
+//! the default ([`DEFAULT_KIND`]: it beat `linear` by an SPRT at a time
+//! control, as `linear` had beaten `full`; see engine/README.md). The UCI option `Eval` picks one; the server hands
 //! the searcher an [`Eval`] of that kind. This module reads no environment and
 //! holds no global setting: other weights come in as a value
 //! ([`Eval::with_full_weights`]).
@@ -44,9 +44,9 @@ pub const EVAL_BOUND: i32 = 300_000;
 const FULL_WEIGHTS: &str = include_str!("full.txt");
 
 /// The shipped network of the nnue evaluation (the `leaper-nnue` file
-/// format), if this build embeds one: nnue2, `leaper-data train
-/// --factorise all` on 365k positions of the gen3 self-play data (see
-/// engine/train/README.md).
+/// format), if this build embeds one: nnue6, psq9 trained on with 2.2 M
+/// positions of lin9's self-play (see engine/train/README.md, "round
+/// six").
 const SHIPPED_NETWORK: Option<&[u8]> = Some(include_bytes!("../../data/leaper.nnue"));
 
 /// The shipped model of the linear evaluation (the `leaper-nnue` linear
@@ -99,7 +99,7 @@ impl EvalKind {
 }
 
 /// The strongest kind: what the engine uses unless told otherwise.
-pub const DEFAULT_KIND: EvalKind = EvalKind::Linear;
+pub const DEFAULT_KIND: EvalKind = EvalKind::Nnue;
 
 /// The shipped weights of the full model, parsed once. A shipped file that
 /// does not parse (a test guards against it) falls back to the published

@@ -64,9 +64,10 @@ fn evaluation_is_symmetric_finite_and_bounded() {
 }
 
 #[test]
-fn shipped_weights_parse_and_the_default_is_linear() {
+fn shipped_weights_parse_and_the_default_is_the_network() {
     assert!(Weights::parse(FULL_WEIGHTS).is_ok());
-    assert_eq!(DEFAULT_KIND, EvalKind::Linear);
+    assert_eq!(DEFAULT_KIND, EvalKind::Nnue);
+    assert!(Eval::default().has_model(EvalKind::Nnue));
     assert!(Eval::default().has_model(EvalKind::Linear));
     assert_eq!(Eval::new(EvalKind::Psq).kind(), EvalKind::Psq);
     for kind in EvalKind::ALL {
