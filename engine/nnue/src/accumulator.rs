@@ -184,8 +184,7 @@ impl<N: Incremental> AccumulatorStack<N> {
             let copy = self.entries[self.len - 1].clone();
             self.entries.push(copy);
         }
-        let (head, tail) = self.entries.split_at_mut(self.len);
-        let (parent, child) = (&head[head.len() - 1], &mut tail[0]);
+        let (parent, child) = self.parent_and_child(self.len);
         for color in Color::ALL {
             let i = color.index();
             let d = delta(color, parent.acc.frames[i]);
@@ -226,20 +225,14 @@ impl<N: Incremental> AccumulatorStack<N> {
     fn compute(&mut self, net: &N, pos: &Position, color: Color) {
         let i = color.index();
         let top = self.len - 1;
-        let mut k = top;
-        while !self.entries[k].computed[i] {
-            if let FeatureDelta::Refresh(_) = self.entries[k].delta[i] {
-                // The root is computed, so a refresh is found only above it.
-                self.entries[top].acc.refresh_side(net, pos, color);
-                self.entries[top].computed[i] = true;
-                self.entries[top].psq_done[i] = true;
-                return;
-            }
-            k -= 1;
-        }
+        let Some(k) = self.last_done(i, |e| e.computed[i]) else {
+            self.entries[top].acc.refresh_side(net, pos, color);
+            self.entries[top].computed[i] = true;
+            self.entries[top].psq_done[i] = true;
+            return;
+        };
         for j in k + 1..=top {
-            let (head, tail) = self.entries.split_at_mut(j);
-            let (parent, child) = (&head[j - 1], &mut tail[0]);
+            let (parent, child) = self.parent_and_child(j);
             let delta = &child.delta[i];
             net.update_from(
                 &parent.acc.values[i],
@@ -250,6 +243,27 @@ impl<N: Incremental> AccumulatorStack<N> {
             child.computed[i] = true;
             child.psq_done[i] = true;
         }
+    }
+
+    /// The nearest entry at or below the top for which `done` holds, or
+    /// `None` when a refresh of perspective `i` comes first on the way
+    /// down (the top is then computed from scratch; the root is always
+    /// done, so the walk ends).
+    fn last_done(&self, i: usize, done: impl Fn(&Entry<N>) -> bool) -> Option<usize> {
+        let mut k = self.len - 1;
+        while !done(&self.entries[k]) {
+            if let FeatureDelta::Refresh(_) = self.entries[k].delta[i] {
+                return None;
+            }
+            k -= 1;
+        }
+        Some(k)
+    }
+
+    /// Entry `j - 1` to read and entry `j` to write.
+    fn parent_and_child(&mut self, j: usize) -> (&Entry<N>, &mut Entry<N>) {
+        let (head, tail) = self.entries.split_at_mut(j);
+        (&head[j - 1], &mut tail[0])
     }
 
     /// The evaluation of `pos`, the current position: logit x 10,000 for
@@ -281,20 +295,15 @@ impl AccumulatorStack<QuantNetwork> {
     fn compute_psq(&mut self, net: &QuantNetwork, pos: &Position, color: Color) {
         let i = color.index();
         let top = self.len - 1;
-        let mut k = top;
-        while !self.entries[k].psq_done[i] {
-            if let FeatureDelta::Refresh(_) = self.entries[k].delta[i] {
-                let (_, list) = active_features(pos, color);
-                let sum = list.as_slice().iter().fold(0i32, |s, &f| s.wrapping_add(net.psq(f)));
-                self.entries[top].acc.values[i].psq = sum;
-                self.entries[top].psq_done[i] = true;
-                return;
-            }
-            k -= 1;
-        }
+        let Some(k) = self.last_done(i, |e| e.psq_done[i]) else {
+            let (_, list) = active_features(pos, color);
+            let sum = list.as_slice().iter().fold(0i32, |s, &f| s.wrapping_add(net.psq(f)));
+            self.entries[top].acc.values[i].psq = sum;
+            self.entries[top].psq_done[i] = true;
+            return;
+        };
         for j in k + 1..=top {
-            let (head, tail) = self.entries.split_at_mut(j);
-            let (parent, child) = (&head[j - 1], &mut tail[0]);
+            let (parent, child) = self.parent_and_child(j);
             let delta = &child.delta[i];
             let mut psq = parent.acc.values[i].psq;
             for &f in delta.removed() {

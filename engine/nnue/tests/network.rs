@@ -10,6 +10,7 @@ use leaper_nnue::{
     Accumulator, AccumulatorStack, EVAL_SCALE, FORMAT_VERSION, FloatNetwork, NetFileError, PSQ_COLUMN, QuantNetwork,
     W1_ROW,
 };
+use leaper_rules::Position;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -128,6 +129,50 @@ fn incremental_accumulators_equal_a_full_refresh_after_random_games() {
     assert!(kinds.drops > 300 && kinds.captures > 300 && kinds.wazir_moves > 300 && kinds.wazir_captures > 30);
 }
 
+/// Walks random paths of up to 8 plies from every `step`-th position of
+/// 60 random games (seeds from `first_game`), the stack reset at each
+/// path's start: `at_push` sees each position right after its move is
+/// pushed, `at_unwind` each position on the way back up, the leaf first,
+/// before it is popped. Returns the positions unwound and the wazir moves
+/// pushed (each a refresh for the mover's perspective).
+fn walk_paths(
+    net: &QuantNetwork,
+    first_game: u64,
+    step: usize,
+    rng: &mut StdRng,
+    mut at_push: impl FnMut(&mut AccumulatorStack, &Position, &mut StdRng),
+    mut at_unwind: impl FnMut(&mut AccumulatorStack, &Position),
+) -> (usize, usize) {
+    let mut stack = AccumulatorStack::new();
+    let (mut unwound, mut wazir_moves) = (0, 0);
+    for seed in 0..60 {
+        let (positions, _) = random_game(first_game + seed);
+        for start in (0..positions.len().saturating_sub(1)).step_by(step) {
+            stack.reset(net, &positions[start]);
+            let mut path = vec![positions[start].clone()];
+            for _ in 0..8 {
+                let from = path.last().cloned().unwrap_or_else(|| positions[start].clone());
+                let Some(m) = random_move(&from, rng) else {
+                    break;
+                };
+                let to = from.after(m);
+                wazir_moves += usize::from(from.wazir(from.turn()) != to.wazir(from.turn()));
+                stack.push(&from, m, &to);
+                at_push(&mut stack, &to, rng);
+                path.push(to);
+            }
+            while let Some(pos) = path.pop() {
+                at_unwind(&mut stack, &pos);
+                unwound += 1;
+                if !path.is_empty() {
+                    stack.pop();
+                }
+            }
+        }
+    }
+    (unwound, wazir_moves)
+}
+
 /// The lazy path: pushes that are never evaluated cost nothing and leave
 /// the entries uncomputed; evaluating deep down applies the recorded
 /// changes (or a recorded refresh) at once, and evaluating again after
@@ -135,41 +180,23 @@ fn incremental_accumulators_equal_a_full_refresh_after_random_games() {
 #[test]
 fn lazy_accumulators_equal_a_full_refresh_when_evaluated_late() {
     let (_, net) = random_nets(12);
-    let mut stack = AccumulatorStack::new();
     let mut rng = StdRng::seed_from_u64(5);
-    let (mut checked, mut refreshes_skipped) = (0, 0);
-    for seed in 0..60 {
-        let (positions, _) = random_game(3000 + seed);
-        for start in (0..positions.len().saturating_sub(1)).step_by(7) {
-            stack.reset(&net, &positions[start]);
-            // Down a random path of up to 8 plies without evaluating.
-            let mut path = vec![positions[start].clone()];
-            for _ in 0..8 {
-                let from = path.last().cloned().unwrap_or_else(|| positions[start].clone());
-                let Some(m) = random_move(&from, &mut rng) else {
-                    break;
-                };
-                let to = from.after(m);
-                if from.wazir(from.turn()) != to.wazir(from.turn()) {
-                    refreshes_skipped += 1;
-                }
-                stack.push(&from, m, &to);
-                path.push(to);
-            }
-            // Evaluate at the leaf, then at every ply on the way back up.
-            while let Some(pos) = path.pop() {
-                assert_eq!(*stack.current(&net, &pos), Accumulator::refresh(&net, &pos));
-                assert_eq!(stack.evaluate(&net, &pos), net.evaluate(&pos));
-                checked += 1;
-                if !path.is_empty() {
-                    stack.pop();
-                }
-            }
-        }
-    }
+    // Down each path without evaluating; then at the leaf and at every
+    // ply on the way back up.
+    let (checked, wazir_moves) = walk_paths(
+        &net,
+        3000,
+        7,
+        &mut rng,
+        |_, _, _| {},
+        |stack, pos| {
+            assert_eq!(*stack.current(&net, pos), Accumulator::refresh(&net, pos));
+            assert_eq!(stack.evaluate(&net, pos), net.evaluate(pos));
+        },
+    );
     assert!(
-        checked > 1000 && refreshes_skipped > 100,
-        "{checked} checked, {refreshes_skipped} wazir moves"
+        checked > 1000 && wazir_moves > 100,
+        "{checked} checked, {wazir_moves} wazir moves"
     );
 }
 
@@ -209,57 +236,42 @@ fn an_integer_network_turns_back_into_a_float_network_that_quantizes_to_it() {
 #[test]
 fn psq_sums_alone_equal_a_full_refresh_along_mixed_paths() {
     let (_, net) = random_nets(14);
-    let mut stack = AccumulatorStack::new();
     let mut rng = StdRng::seed_from_u64(8);
-    let (mut checked, mut wazir_moves) = (0, 0);
-    for seed in 0..60 {
-        let (positions, _) = random_game(5000 + seed);
-        for start in (0..positions.len().saturating_sub(1)).step_by(5) {
-            stack.reset(&net, &positions[start]);
-            let mut path = vec![positions[start].clone()];
-            for _ in 0..8 {
-                let from = path.last().cloned().unwrap_or_else(|| positions[start].clone());
-                let Some(m) = random_move(&from, &mut rng) else {
-                    break;
-                };
-                let to = from.after(m);
-                wazir_moves += usize::from(from.wazir(from.turn()) != to.wazir(from.turn()));
-                stack.push(&from, m, &to);
-                let scratch = Accumulator::refresh(&net, &to);
-                let us = to.turn().index();
-                let expected = [scratch.values[us].psq, scratch.values[1 - us].psq];
-                match rng.random_range(0..3) {
-                    0 => {}
-                    1 => {
-                        assert_eq!(stack.psq_sums(&net, &to), expected);
-                        checked += 1;
-                    }
-                    _ => {
-                        assert_eq!(stack.psq_sums(&net, &to), expected);
-                        assert_eq!(*stack.current(&net, &to), scratch);
-                        checked += 1;
-                    }
+    let psq_of = |scratch: &Accumulator, pos: &Position| {
+        let us = pos.turn().index();
+        [scratch.values[us].psq, scratch.values[1 - us].psq]
+    };
+    let mut on_the_way_down = 0;
+    let (unwound, wazir_moves) = walk_paths(
+        &net,
+        5000,
+        5,
+        &mut rng,
+        |stack, pos, rng| {
+            // Nothing, the sums alone, or the sums and then everything.
+            let scratch = Accumulator::refresh(&net, pos);
+            match rng.random_range(0..3) {
+                0 => {}
+                1 => {
+                    assert_eq!(stack.psq_sums(&net, pos), psq_of(&scratch, pos));
+                    on_the_way_down += 1;
                 }
-                path.push(to);
-            }
-            while let Some(pos) = path.pop() {
-                let scratch = Accumulator::refresh(&net, &pos);
-                let us = pos.turn().index();
-                assert_eq!(
-                    stack.psq_sums(&net, &pos),
-                    [scratch.values[us].psq, scratch.values[1 - us].psq]
-                );
-                assert_eq!(*stack.current(&net, &pos), scratch);
-                checked += 1;
-                if !path.is_empty() {
-                    stack.pop();
+                _ => {
+                    assert_eq!(stack.psq_sums(&net, pos), psq_of(&scratch, pos));
+                    assert_eq!(*stack.current(&net, pos), scratch);
+                    on_the_way_down += 1;
                 }
             }
-        }
-    }
+        },
+        |stack, pos| {
+            let scratch = Accumulator::refresh(&net, pos);
+            assert_eq!(stack.psq_sums(&net, pos), psq_of(&scratch, pos));
+            assert_eq!(*stack.current(&net, pos), scratch);
+        },
+    );
     assert!(
-        checked > 1000 && wazir_moves > 100,
-        "{checked} checked, {wazir_moves} wazir moves"
+        unwound > 1000 && on_the_way_down > 1000 && wazir_moves > 100,
+        "{unwound} and {on_the_way_down} checked, {wazir_moves} wazir moves"
     );
 }
 
