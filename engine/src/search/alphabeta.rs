@@ -12,6 +12,12 @@
 //! reason a null move is never tried by a side whose wazir is attacked: the
 //! opponent would simply capture it.
 //!
+//! The pruning tests and the stand pat compare the static evaluation with
+//! one threshold each, so they take it as bounds ([`Evaluator::bounds`])
+//! and ask for the exact value only when the bounds straddle the
+//! threshold: the network then skips its dense layers where its psq sums
+//! settle the test (`LazyEval`).
+//!
 //! Every pruning and extension can be switched off in [`Params`], so that
 //! an Elo ladder can measure each one.
 
