@@ -13,6 +13,8 @@
 //! - [`run`] / [`resume`]: a scheduled match, gauntlet or round robin in an
 //!   output directory, with SPRT, summaries and resume.
 //! - [`start_tune`] / [`resume_tune`]: an SPSA tuning run (`arena tune`).
+//! - [`read_clock_use`]: each engine's thinking time by move number, from
+//!   a run's event log (`arena clock`).
 //! - [`serve`]: `arena serve`, a local web server that shows runs.
 //! - [`db`]: runs over many machines through PostgreSQL, the shared work
 //!   queue and ledger (schema, migrations, claims with leases, games).
@@ -35,6 +37,7 @@
 //! This library never prints; the `arena` binary does.
 
 mod bench;
+mod clock_use;
 mod config;
 pub mod db;
 mod events;
@@ -56,6 +59,7 @@ mod traces;
 mod tune;
 
 pub use bench::{BenchFigures, BenchSettings, bench};
+pub use clock_use::{Band, ClockUse, EngineClock, median, read_clock_use};
 pub use config::{
     ConfigError, ELO_MODELS, Mode, OpeningsConfig, Pairs, RunConfig, RunSettings, SELFTEST_WEAKENING, SetupChoice,
     SprtSettings, TuneSettings, build_engines, check_limits, check_range, from_pairs, key_value, openings_of,

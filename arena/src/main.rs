@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use arena::Mode;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+mod clock_cli;
 mod commands;
 mod db_cli;
 mod openings_cli;
@@ -34,6 +35,8 @@ struct Cli {
 enum Command {
     /// Elo, nElo, LOS and the SPRT state for counts or game record files.
     Stats(stats::StatsArgs),
+    /// Where each engine's clock went: median thinking time by move number, from runs' event logs.
+    Clock(clock_cli::ClockArgs),
     /// Play a match between two engines (optionally until an SPRT decides).
     Match(arena::RunSettings),
     /// Play the first engine against every other one.
@@ -84,6 +87,7 @@ fn main() -> ExitCode {
     let sub = matches.subcommand().map_or(&matches, |(_, sub)| sub);
     let outcome = match &cli.command {
         Some(Command::Stats(args)) => stats::run(args),
+        Some(Command::Clock(args)) => clock_cli::run(args),
         Some(Command::Match(_)) => commands::run(Mode::Match, sub),
         Some(Command::Gauntlet(_)) => commands::run(Mode::Gauntlet, sub),
         Some(Command::Roundrobin(_)) => commands::run(Mode::Roundrobin, sub),
