@@ -238,7 +238,7 @@ tunables! {
     time_next_iter_permille: i32 = 550, 50, 1000, 50.0, 0.002, "1/1000: share of the soft limit after which no new iteration starts";
     time_hard_permille: i32 = 3000, 1000, 10000, 250.0, 0.002, "1/1000: hard limit as a multiple of the soft limit";
     time_max_permille: i32 = 300, 10, 950, 30.0, 0.002, "1/1000: the most of the remaining clock one move may use";
-    panic_threshold: i32 = 400, 0, 10000, 60.0, 0.002, "1/10000 logit: a drop of the best score by this much from the last iteration means panic";
+    panic_threshold: i32 = 2000, 0, 10000, 200.0, 0.002, "1/10000 logit: a drop of the best score by this much from the last iteration means panic";
     panic_multiplier_permille: i32 = 2000, 1000, 5000, 150.0, 0.002, "1/1000: each panic multiplies the soft limit by this";
     panic_cap_permille: i32 = 4000, 1000, 10000, 300.0, 0.002, "1/1000: the soft limit never grows beyond this multiple (nor beyond the hard limit)";
     @switches {
