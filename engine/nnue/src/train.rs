@@ -712,6 +712,35 @@ fn mean_loss_with<M: Model>(model: &M, factors: Factors, samples: &[Sample], thr
     (total / samples.len() as f64) as f32
 }
 
+/// Splits `samples` into (validation, training) by game: the games (by
+/// [`Sample::game`]) in an order shuffled with `seed` go to validation
+/// until it holds `fraction` of the samples, so no game has positions on
+/// both sides (its positions are alike, and a validation loss over seen
+/// games would reward learning the games). At least one game stays for
+/// training. The same samples, fraction and seed give the same split, which
+/// is how a network can be scored later on the games its training held
+/// out (`leaper-data loss`).
+pub fn split_by_game(samples: Vec<Sample>, fraction: f32, seed: u64) -> (Vec<Sample>, Vec<Sample>) {
+    let mut per_game: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
+    for s in &samples {
+        *per_game.entry(s.game).or_default() += 1;
+    }
+    let mut games: Vec<(u64, usize)> = per_game.into_iter().collect();
+    games.sort_unstable();
+    games.shuffle(&mut StdRng::seed_from_u64(seed));
+    let wanted = (samples.len() as f32 * fraction).round() as usize;
+    let mut held_games = std::collections::HashSet::new();
+    let mut held = 0;
+    for &(game, n) in games.iter().skip(1) {
+        if held >= wanted {
+            break;
+        }
+        held_games.insert(game);
+        held += n;
+    }
+    samples.into_iter().partition(|s| held_games.contains(&s.game))
+}
+
 /// A trainer: the model, its optimiser state, the data split, and where it
 /// is in the schedule.
 #[derive(Debug)]
@@ -729,37 +758,15 @@ pub struct Trainer<M: Model> {
 
 impl<M: Model> Trainer<M> {
     /// A trainer for `model` on `samples`, split into training and
-    /// validation sets by game: the games (by [`Sample::game`]) in an
-    /// order shuffled with `config.seed` go to validation until it holds
-    /// `config.validation_fraction` of the samples, so no game has
-    /// positions on both sides (its positions are alike, and a validation
-    /// loss over seen games would reward learning the games). At least one
-    /// game stays for training. The model's feature rows are followed by
+    /// validation sets by game with [`split_by_game`]
+    /// (`config.validation_fraction`, `config.seed`). The model's feature rows are followed by
     /// `config.factors`' rows, starting at zero (so the model computes
     /// what it did); rows past those are dropped.
     pub fn new(mut model: M, samples: Vec<Sample>, config: TrainConfig) -> Trainer<M> {
         model
             .feature_rows_mut()
             .resize((NUM_FEATURES + config.factors.rows()) * M::ROW, 0.0);
-        let mut per_game: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
-        for s in &samples {
-            *per_game.entry(s.game).or_default() += 1;
-        }
-        let mut games: Vec<(u64, usize)> = per_game.into_iter().collect();
-        games.sort_unstable();
-        games.shuffle(&mut StdRng::seed_from_u64(config.seed));
-        let wanted = (samples.len() as f32 * config.validation_fraction).round() as usize;
-        let mut held_games = std::collections::HashSet::new();
-        let mut held = 0;
-        for &(game, n) in games.iter().skip(1) {
-            if held >= wanted {
-                break;
-            }
-            held_games.insert(game);
-            held += n;
-        }
-        let (validation, train): (Vec<Sample>, Vec<Sample>) =
-            samples.into_iter().partition(|s| held_games.contains(&s.game));
+        let (validation, train) = split_by_game(samples, config.validation_fraction, config.seed);
         Trainer {
             adam: Adam::new(&model),
             model,

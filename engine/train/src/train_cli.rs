@@ -1,6 +1,8 @@
 //! `leaper-data train`: fits the NNUE (leaper-nnue's trainer core) to
 //! self-play data files and exports the integer network the engine loads
-//! with `EvalFile` (or embeds). This is the layer that reads the records,
+//! with `EvalFile` (or embeds); `leaper-data loss` scores model files on
+//! the games a training run held out, at any lambda, so that models
+//! trained with different targets compare on one. This is the layer that reads the records,
 //! prints the per-epoch losses and writes the files; the training itself
 //! lives in `leaper_nnue::train`.
 //!
@@ -24,7 +26,9 @@
 //! the network toward its linear part.
 
 use anyhow::{Context, bail};
-use leaper_nnue::train::{Factors, LinearModel, Model, Sample, TrainConfig, Trainer, integer_mean_loss, samples_from};
+use leaper_nnue::train::{
+    Factors, LinearModel, Model, Sample, TrainConfig, Trainer, integer_mean_loss, samples_from, split_by_game,
+};
 use leaper_nnue::{EvalModel, FloatNetwork, LinearNet};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -188,23 +192,7 @@ impl TrainArgs {
 pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
     args.check()?;
     let start = Instant::now();
-    let mut records = Vec::new();
-    for (file, path) in args.data.iter().enumerate() {
-        let mut samples = crate::data::samples(path)?;
-        let before = records.len();
-        for sample in samples.by_ref() {
-            let s = sample?;
-            // Game numbers count within a file's run: the file tells runs apart.
-            let game = ((file as u64) << 32) | u64::from(s.game);
-            records.push((s.position, s.score, s.result.as_f32(), game));
-        }
-        if let Some(torn) = samples.torn_tail() {
-            eprintln!("warning: {torn}; dropped");
-        }
-        println!("{}: {} positions", path.display(), records.len() - before);
-    }
-    let read = records.len();
-    let samples = samples_from(records, args.lambda);
+    let (samples, read) = read_samples(&args.data, args.lambda)?;
     if samples.is_empty() {
         bail!("no positions to train on in {}", display_list(&args.data));
     }
@@ -279,6 +267,101 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
             })
         }
     }
+}
+
+/// Reads the data files into samples at `lambda`, printing each file's
+/// count (and a warning for a torn tail); also returns how many records
+/// were read (samples drop the unfinished games' positions). Game numbers
+/// count within a file's run, so the file tells runs apart.
+fn read_samples(data: &[PathBuf], lambda: f32) -> anyhow::Result<(Vec<Sample>, usize)> {
+    let mut records = Vec::new();
+    for (file, path) in data.iter().enumerate() {
+        let mut samples = crate::data::samples(path)?;
+        let before = records.len();
+        for sample in samples.by_ref() {
+            let s = sample?;
+            let game = ((file as u64) << 32) | u64::from(s.game);
+            records.push((s.position, s.score, s.result.as_f32(), game));
+        }
+        if let Some(torn) = samples.torn_tail() {
+            eprintln!("warning: {torn}; dropped");
+        }
+        println!("{}: {} positions", path.display(), records.len() - before);
+    }
+    let read = records.len();
+    Ok((samples_from(records, lambda), read))
+}
+
+/// Arguments of `loss`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct LossArgs {
+    /// Model files to score, comma-separated: networks (`LEAPNNUE`) or
+    /// linear models (`LEAPLINR`), as the engine evaluates them.
+    #[arg(long, value_name = "FILE[,FILE]", value_delimiter = ',', required = true)]
+    pub net: Vec<PathBuf>,
+    /// Data files written by `datagen`, comma-separated, in the order a
+    /// training run was given them (it numbers the games).
+    #[arg(long, value_name = "FILE[,FILE]", value_delimiter = ',', required = true)]
+    pub data: Vec<PathBuf>,
+    /// Weight of the game's result in the target, as in `train`. Networks
+    /// trained at different lambdas compare at one lambda here.
+    #[arg(long, default_value_t = 0.2)]
+    pub lambda: f32,
+    /// The held-out share, as in `train`: with `train`'s `--val-fraction`
+    /// and `--seed` on the same files the positions scored are exactly the
+    /// games that training held out.
+    #[arg(long, default_value_t = 0.05)]
+    pub val_fraction: f32,
+    /// Seeds the split, as in `train`.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Score every position, not only the held-out games (for data no
+    /// model was trained on).
+    #[arg(long)]
+    pub all: bool,
+}
+
+/// Runs `loss`: each model's mean loss (binary cross-entropy against
+/// `(1 - lambda) sigmoid(score) + lambda result`) over the held-out games
+/// of the data (or all of it), computed by the integer model as the
+/// engine runs it. Prints one line per model.
+///
+/// # Errors
+/// Bad arguments, unreadable or damaged data, no positions to score, a
+/// model file that does not load (named).
+pub fn loss(args: &LossArgs) -> anyhow::Result<()> {
+    if !(0.0..=1.0).contains(&args.lambda) {
+        bail!("--lambda {} is outside [0, 1]", args.lambda);
+    }
+    if !(0.0..1.0).contains(&args.val_fraction) {
+        bail!("--val-fraction {} is outside [0, 1)", args.val_fraction);
+    }
+    let models = args
+        .net
+        .iter()
+        .map(|path| EvalModel::load(path).with_context(|| format!("cannot load the model {}", path.display())))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let (samples, _) = read_samples(&args.data, args.lambda)?;
+    let (scored, what) = if args.all {
+        (samples, "all the games")
+    } else {
+        (
+            split_by_game(samples, args.val_fraction, args.seed).0,
+            "the held-out games",
+        )
+    };
+    if scored.is_empty() {
+        bail!("no positions to score in {}", display_list(&args.data));
+    }
+    println!("{} positions of {what}, lambda {}", scored.len(), args.lambda);
+    for (path, model) in args.net.iter().zip(&models) {
+        let loss = match model {
+            EvalModel::Network(net) => integer_mean_loss(net.as_ref(), &scored),
+            EvalModel::Linear(net) => integer_mean_loss(net, &scored),
+        };
+        println!("{}: loss {loss:.5}", path.display());
+    }
+    Ok(())
 }
 
 /// The float model of a linear model file, for `--init` of `--model

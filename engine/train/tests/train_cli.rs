@@ -139,6 +139,7 @@ fn training_lowers_the_validation_loss_exports_a_network_and_resumes() {
     assert!(stdout.contains("samples/s"), "{stdout}");
     let loaded = QuantNetwork::load(&net).expect("the exported network loads");
     assert!(ckpt.join("checkpoint.bin").exists());
+    loss_scores_the_held_out_games(data_s, net_s, &stdout);
 
     // One more epoch from the checkpoint: it starts after epoch 4 and its
     // first validation loss is the one the first run ended with.
@@ -151,6 +152,60 @@ fn training_lowers_the_validation_loss_exports_a_network_and_resumes() {
     assert!((resumed[0].1 - last).abs() < 1e-4, "{} vs {last}", resumed[0].1);
     let again = QuantNetwork::load(&net).expect("the resumed export loads");
     assert_ne!(again.to_bytes(), loaded.to_bytes(), "a fifth epoch changes the network");
+}
+
+/// `loss` on the data and network of a training run (`--val-fraction 0.2`,
+/// `--lambda 0`): on the games the run held out it gives the loss the run
+/// printed for the written integer network, to the printed digit; another
+/// lambda gives another loss, `--all` scores every position, and a
+/// model file that does not load is named.
+fn loss_scores_the_held_out_games(data: &str, net: &str, train_stdout: &str) {
+    let written = train_stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("the written (integer) model: validation "))
+        .unwrap_or_else(|| panic!("no written loss in {train_stdout}"));
+    let loss_of = |extra: &[&str]| {
+        let out = run(&[
+            &["loss", "--net", net, "--data", data, "--val-fraction", "0.2"][..],
+            extra,
+        ]
+        .concat());
+        let stdout = text(&out.stdout);
+        assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+        let loss = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{net}: loss ")))
+            .unwrap_or_else(|| panic!("no loss line in {stdout}"))
+            .to_owned();
+        let count: usize = stdout
+            .lines()
+            .find_map(|l| l.split_once(" positions of ").map(|(n, _)| n.parse().ok()))
+            .flatten()
+            .unwrap_or_else(|| panic!("no count in {stdout}"));
+        (loss, count)
+    };
+    let (held_out, held) = loss_of(&["--lambda", "0"]);
+    assert_eq!(
+        held_out, written,
+        "loss on the held-out games against train's own figure"
+    );
+    let (other_lambda, _) = loss_of(&["--lambda", "0.5"]);
+    assert_ne!(other_lambda, written);
+    let (_, all) = loss_of(&["--lambda", "0", "--all"]);
+    let total: usize = train_stdout
+        .lines()
+        .find_map(|l| {
+            l.split_once(" positions (")
+                .map(|(head, _)| head.rsplit(' ').next()?.parse().ok())
+        })
+        .flatten()
+        .unwrap_or_else(|| panic!("no position count in {train_stdout}"));
+    assert_eq!(all, total);
+    assert!(held > 0 && held < all, "{held} of {all}");
+
+    let out = run(&["loss", "--net", &format!("{net}.missing"), "--data", data]);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains(".missing"), "{}", text(&out.stderr));
 }
 
 #[test]

@@ -1,10 +1,11 @@
 //! `leaper-data`: the self-play data tools on their own (the `leaper`
 //! binary mounts the same commands): `datagen` writes or resumes a data
-//! file, `summary` tells what data files hold, `train` fits the NNUE to them.
+//! file, `summary` tells what data files hold, `train` fits the NNUE to them,
+//! `loss` scores model files on held-out games.
 
 use clap::{Parser, Subcommand};
 use leaper_train::data::cli::{DatagenArgs, SummaryArgs, datagen, summary};
-use leaper_train::train_cli::{TrainArgs, train};
+use leaper_train::train_cli::{LossArgs, TrainArgs, loss, train};
 
 /// Self-play training data for leaper's evaluation.
 #[derive(Debug, Parser)]
@@ -23,6 +24,9 @@ enum Command {
     Summary(SummaryArgs),
     /// Train the NNUE on data files and export the integer network.
     Train(TrainArgs),
+    /// Score model files on the games a training run held out (or on
+    /// all of a data file), as the engine evaluates them.
+    Loss(LossArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -31,6 +35,7 @@ fn main() -> std::process::ExitCode {
         Command::Datagen(args) => datagen(args),
         Command::Summary(args) => summary(args),
         Command::Train(args) => train(args),
+        Command::Loss(args) => loss(args),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
