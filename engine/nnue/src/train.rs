@@ -759,8 +759,8 @@ pub struct Trainer<M: Model> {
 impl<M: Model> Trainer<M> {
     /// A trainer for `model` on `samples`, split into training and
     /// validation sets by game with [`split_by_game`]
-    /// (`config.validation_fraction`, `config.seed`). The model's feature rows are followed by
-    /// `config.factors`' rows, starting at zero (so the model computes
+    /// (`config.validation_fraction`, `config.seed`). The model's feature
+    /// rows are followed by `config.factors`' rows, starting at zero (so the model computes
     /// what it did); rows past those are dropped.
     pub fn new(mut model: M, samples: Vec<Sample>, config: TrainConfig) -> Trainer<M> {
         model

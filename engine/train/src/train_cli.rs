@@ -2,9 +2,9 @@
 //! self-play data files and exports the integer network the engine loads
 //! with `EvalFile` (or embeds); `leaper-data loss` scores model files on
 //! the games a training run held out, at any lambda, so that models
-//! trained with different targets compare on one. This is the layer that reads the records,
-//! prints the per-epoch losses and writes the files; the training itself
-//! lives in `leaper_nnue::train`.
+//! trained with different targets compare on one. This is the layer that
+//! reads the records, prints the per-epoch losses and writes the files;
+//! the training itself lives in `leaper_nnue::train`.
 //!
 //! A run with `--checkpoint DIR` writes `DIR/checkpoint.bin` after every
 //! epoch (atomically); `--resume` continues from it with the same data and
@@ -156,12 +156,7 @@ pub struct TrainArgs {
 
 impl TrainArgs {
     fn check(&self) -> anyhow::Result<()> {
-        if !(0.0..=1.0).contains(&self.lambda) {
-            bail!("--lambda {} is outside [0, 1]", self.lambda);
-        }
-        if !(0.0..1.0).contains(&self.val_fraction) {
-            bail!("--val-fraction {} is outside [0, 1)", self.val_fraction);
-        }
+        check_split(self.lambda, self.val_fraction)?;
         if !(self.lr > 0.0 && self.lr.is_finite()) {
             bail!("--lr {} must be a positive number", self.lr);
         }
@@ -181,6 +176,17 @@ impl TrainArgs {
         }
         Ok(())
     }
+}
+
+/// The target and split arguments `train` and `loss` share.
+fn check_split(lambda: f32, val_fraction: f32) -> anyhow::Result<()> {
+    if !(0.0..=1.0).contains(&lambda) {
+        bail!("--lambda {lambda} is outside [0, 1]");
+    }
+    if !(0.0..1.0).contains(&val_fraction) {
+        bail!("--val-fraction {val_fraction} is outside [0, 1)");
+    }
+    Ok(())
 }
 
 /// Runs `train`: reads the data, trains, prints each epoch, exports the
@@ -330,12 +336,7 @@ pub struct LossArgs {
 /// Bad arguments, unreadable or damaged data, no positions to score, a
 /// model file that does not load (named).
 pub fn loss(args: &LossArgs) -> anyhow::Result<()> {
-    if !(0.0..=1.0).contains(&args.lambda) {
-        bail!("--lambda {} is outside [0, 1]", args.lambda);
-    }
-    if !(0.0..1.0).contains(&args.val_fraction) {
-        bail!("--val-fraction {} is outside [0, 1)", args.val_fraction);
-    }
+    check_split(args.lambda, args.val_fraction)?;
     let models = args
         .net
         .iter()
