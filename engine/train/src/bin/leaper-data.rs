@@ -1,5 +1,5 @@
-//! `leaper-data`: the self-play data tools on their own (the `leaper`
-//! binary mounts the same commands): `datagen` writes or resumes a data
+//! `leaper-data`: the self-play data tools as a binary of their own (the
+//! engine binary `leaper` carries none of them): `datagen` writes or resumes a data
 //! file, `summary` tells what data files hold, `train` fits the NNUE to them,
 //! `loss` scores model files on held-out games.
 
