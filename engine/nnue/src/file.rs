@@ -45,9 +45,11 @@ const HEADER_LEN: usize = 88;
 /// Why a network file could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum NetFileError {
-    /// The file system refused.
+    /// The file system refused. The OS error is part of the message and
+    /// not also a `source`, so that a caller printing the chain (anyhow's
+    /// `{:#}`) does not print it twice.
     #[error("network file i/o: {0}")]
-    Io(#[from] std::io::Error),
+    Io(std::io::Error),
     /// Shorter than a header.
     #[error("network file is {0} bytes long, shorter than its {HEADER_LEN}-byte header")]
     TooShort(usize),
@@ -115,6 +117,12 @@ pub enum NetFileError {
         /// The bound.
         bound: i32,
     },
+}
+
+impl From<std::io::Error> for NetFileError {
+    fn from(err: std::io::Error) -> NetFileError {
+        NetFileError::Io(err)
+    }
 }
 
 /// The payload's length in a file of `version` (1: no psq weights).

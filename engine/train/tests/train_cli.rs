@@ -205,7 +205,11 @@ fn loss_scores_the_held_out_games(data: &str, net: &str, train_stdout: &str) {
 
     let out = run(&["loss", "--net", &format!("{net}.missing"), "--data", data]);
     assert!(!out.status.success());
-    assert!(text(&out.stderr).contains(".missing"), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains(".missing"), "{stderr}");
+    // The OS's reason is said once, not once by the error and again by
+    // its source.
+    assert_eq!(stderr.matches("os error").count(), 1, "{stderr}");
 }
 
 #[test]
