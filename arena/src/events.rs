@@ -14,7 +14,8 @@
 //!   `red`, `blue`, `red_ms`, `blue_ms`.
 //! - `sprt`: `games`, `pairs`, `llr`, `lower_bound`, `upper_bound`,
 //!   `decision`.
-//! - `run-finished`: `games`, `reason` (`complete`, `sprt`).
+//! - `run-finished`: `games`, `reason` (`complete`, `sprt`; `stopped` when
+//!   the run was stopped with games left, or a tuning run before its budget).
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};

@@ -101,6 +101,15 @@ fn main() -> ExitCode {
         Some(Command::Export(args)) => db_cli::export(args),
         None => commands::selftest(cli.quiet),
     };
+    // Ctrl-C or SIGTERM: the handler is ending the engines and exits with
+    // INTERRUPTED once they are gone. What the command returned meanwhile
+    // is not its outcome, and returning now could end the process before
+    // the engines: wait for the handler.
+    if arena::stopping() {
+        loop {
+            std::thread::park();
+        }
+    }
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

@@ -135,7 +135,10 @@ pub fn play_fed<F: Feed>(concurrency: usize, observer: Arc<dyn GameObserver>, fe
     let limit = concurrency.max(1) * 2;
     let mut in_flight = 0usize;
     let outcome = loop {
-        while in_flight < limit {
+        // Once the arena is stopping (Ctrl-C, SIGTERM) no game can start:
+        // take no more, or every job left would be started and abandoned
+        // at once, each leaving a `game-started` behind in the log.
+        while in_flight < limit && !crate::process::stopping() {
             match feed.next_job() {
                 Ok(Some(job)) => {
                     if !pool.submit(job) {

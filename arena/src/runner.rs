@@ -526,7 +526,12 @@ fn execute(
     write_summary(out, &summary)?;
     events.write(
         "run-finished",
-        json!({"games": board.games(), "reason": match end { RunEnd::Complete => "complete", RunEnd::Sprt(_) => "sprt" }}),
+        json!({"games": board.games(), "reason": match end {
+            RunEnd::Sprt(_) => "sprt",
+            RunEnd::Complete if finished => "complete",
+            // Games left: the arena was stopped.
+            RunEnd::Complete => "stopped",
+        }}),
     );
     Ok(RunReport {
         summary,

@@ -234,6 +234,10 @@ impl GameSlot {
     /// Plays one game. Returns `None` if the slot's cancel channel fired
     /// (the game is abandoned and not recorded).
     pub fn play(&mut self, job: &GameJob, observer: &dyn GameObserver) -> Option<FinishedGame> {
+        // A job queued before the arena began stopping is not started.
+        if crate::process::stopping() {
+            return None;
+        }
         observer.game_started(job);
         // A CodeCup engine can be told setups only through its opening-line
         // extension: games with one that has none let the engines choose.

@@ -309,8 +309,8 @@ fn no_engine_helper_outlives_a_tuning_run() {
 }
 
 /// Starts a long match of two orphaning engines answering every 20 ms and
-/// waits until both are running; returns the arena.
-fn long_orphaning_match(name: &str, mark: &str) -> Child {
+/// waits until both are running; returns the arena and its run directory.
+fn long_orphaning_match(name: &str, mark: &str) -> (Child, PathBuf) {
     let dir = scratch(name);
     let mut args = strings(&["match", "--quiet", "--games", "200"]);
     args.extend(wrapped_engine("a", "orphaning.sh", &["args=--delay-ms 20"]));
@@ -323,25 +323,74 @@ fn long_orphaning_match(name: &str, mark: &str) -> Child {
         assert!(Instant::now() < deadline, "the engines did not start");
         std::thread::sleep(Duration::from_millis(20));
     }
-    child
+    (child, dir)
 }
 
 #[test]
 fn ctrl_c_of_the_arena_ends_every_engine_and_its_helpers() {
     let mark = marker("ctrl-c");
-    let child = long_orphaning_match("orphans-ctrl-c", &mark);
+    let (child, dir) = long_orphaning_match("orphans-ctrl-c", &mark);
     let pid = child.id();
     let status = Command::new("kill").arg("-INT").arg(pid.to_string()).status().unwrap();
     assert!(status.success());
     let out = wait_bounded(child, Duration::from_secs(10), "the interrupted arena");
-    assert!(!out.status.success(), "an interrupted run does not report success");
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "an interrupted run exits as a shell's Ctrl-C does"
+    );
     assert_no_leftovers(&mark, "after Ctrl-C");
+    // No game starts once the arena is stopping: at most the one game in
+    // flight (one slot) is started and not finished, where the games left
+    // of the 200 used to be logged as started and abandoned at once.
+    let log = std::fs::read_to_string(dir.join("events.jsonl")).expect("events.jsonl");
+    let count = |event: &str| log.matches(&format!("\"event\":\"{event}\"")).count();
+    let (started, finished) = (count("game-started"), count("game-finished"));
+    assert!(started >= 1, "{log}");
+    assert!(started <= finished + 1, "{started} games started, {finished} finished");
+}
+
+/// Ctrl-C in a match of engines that end at `SIGTERM`: the game in flight
+/// is abandoned at once, which frees its slot, and no game of the rest of
+/// the schedule is started (each was logged as started and abandoned at
+/// once, hundreds in the handler's last milliseconds).
+#[test]
+fn ctrl_c_starts_no_more_games() {
+    let dir = scratch("ctrl-c-no-more-games");
+    let mut args = strings(&["match", "--quiet", "--games", "5000"]);
+    args.extend(mock_engine("a", &["args=--delay-ms 2"]));
+    args.extend(mock_engine("b", &["args=--delay-ms 2"]));
+    args.extend(strings(&["--each", "depth=1", "--out", dir.to_str().unwrap()]));
+    let child = spawn_arena(&args);
+    let log_path = dir.join("events.jsonl");
+    let read_log = || std::fs::read_to_string(&log_path).unwrap_or_default();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !read_log().contains("\"event\":\"game-finished\"") {
+        assert!(Instant::now() < deadline, "no game finished in 30 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = Command::new("kill")
+        .arg("-INT")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = wait_bounded(child, Duration::from_secs(10), "the interrupted arena");
+    assert_eq!(out.status.code(), Some(130));
+    let log = read_log();
+    let count = |event: &str| log.matches(&format!("\"event\":\"{event}\"")).count();
+    let (started, finished) = (count("game-started"), count("game-finished"));
+    assert!(
+        started <= finished + 1,
+        "{started} games started, {finished} finished, with one slot"
+    );
+    assert!(finished < 5000, "the run was interrupted before its end");
 }
 
 #[test]
 fn a_killed_engine_takes_its_helpers_with_it() {
     let mark = marker("kill-9");
-    let child = long_orphaning_match("orphans-kill-9", &mark);
+    let (child, _) = long_orphaning_match("orphans-kill-9", &mark);
     let arena = child.id();
     // The engines' wrappers are the arena's children, each leading its
     // group.

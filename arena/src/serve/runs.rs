@@ -658,7 +658,11 @@ impl Run {
     pub fn overview(&self, index: usize) -> Value {
         let seen = self.refresh();
         let standings = seen.board.standings(self.planned, self.sprt.as_ref());
-        let ended = seen.lifecycle.as_ref().is_some_and(|e| e["event"] == "run-finished");
+        // A run stopped with games left is not finished.
+        let ended = seen
+            .lifecycle
+            .as_ref()
+            .is_some_and(|e| e["event"] == "run-finished" && e["reason"] != "stopped");
         let summary = Summary::new(&seen.board, &standings, ended);
         let state = self.state(&seen, &summary);
         let engines: Vec<Value> = self
