@@ -326,6 +326,12 @@ fn long_orphaning_match(name: &str, mark: &str) -> (Child, PathBuf) {
     (child, dir)
 }
 
+/// The `game-started` and `game-finished` events in an event log.
+fn started_and_finished(log: &str) -> (usize, usize) {
+    let count = |event: &str| log.matches(&format!("\"event\":\"{event}\"")).count();
+    (count("game-started"), count("game-finished"))
+}
+
 #[test]
 fn ctrl_c_of_the_arena_ends_every_engine_and_its_helpers() {
     let mark = marker("ctrl-c");
@@ -344,8 +350,7 @@ fn ctrl_c_of_the_arena_ends_every_engine_and_its_helpers() {
     // flight (one slot) is started and not finished, where the games left
     // of the 200 used to be logged as started and abandoned at once.
     let log = std::fs::read_to_string(dir.join("events.jsonl")).expect("events.jsonl");
-    let count = |event: &str| log.matches(&format!("\"event\":\"{event}\"")).count();
-    let (started, finished) = (count("game-started"), count("game-finished"));
+    let (started, finished) = started_and_finished(&log);
     assert!(started >= 1, "{log}");
     assert!(started <= finished + 1, "{started} games started, {finished} finished");
 }
@@ -377,9 +382,7 @@ fn ctrl_c_starts_no_more_games() {
     assert!(status.success());
     let out = wait_bounded(child, Duration::from_secs(10), "the interrupted arena");
     assert_eq!(out.status.code(), Some(130));
-    let log = read_log();
-    let count = |event: &str| log.matches(&format!("\"event\":\"{event}\"")).count();
-    let (started, finished) = (count("game-started"), count("game-finished"));
+    let (started, finished) = started_and_finished(&read_log());
     assert!(
         started <= finished + 1,
         "{started} games started, {finished} finished, with one slot"
