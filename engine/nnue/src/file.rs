@@ -125,9 +125,10 @@ impl From<std::io::Error> for NetFileError {
     }
 }
 
-/// The payload's length in a file of `version` (1: no psq weights).
-const fn payload_len(version: u32) -> usize {
-    let dense = 2 * (NUM_FEATURES * L1 + L1 + L2 * L1X2 + L3 * L2 + L3) + 4 * (L2 + L3 + 1);
+/// The payload's length in a file of `version` (1: no psq weights) whose
+/// accumulator is `l1` wide.
+const fn payload_len(version: u32, l1: usize) -> usize {
+    let dense = 2 * (NUM_FEATURES * l1 + l1 + L2 * 2 * l1 + L3 * L2 + L3) + 4 * (L2 + L3 + 1);
     if version == FORMAT_VERSION_NO_PSQ {
         dense
     } else {
@@ -147,7 +148,7 @@ const PSQ_BOUND: i32 = LINEAR_CLIP as i32 * EVAL_SCALE as i32;
 impl QuantNetwork {
     /// The network as a file's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut payload = Vec::with_capacity(payload_len(FORMAT_VERSION));
+        let mut payload = Vec::with_capacity(payload_len(FORMAT_VERSION, L1));
         let i16s = |out: &mut Vec<u8>, v: &[i16]| v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         let i32s = |out: &mut Vec<u8>, v: &[i32]| v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         for row in &self.w1 {
@@ -165,12 +166,19 @@ impl QuantNetwork {
         i16s(&mut payload, &self.w4);
         i32s(&mut payload, &[self.b4]);
         i32s(&mut payload, &self.psq);
-        debug_assert_eq!(payload.len(), payload_len(FORMAT_VERSION));
+        debug_assert_eq!(payload.len(), payload_len(FORMAT_VERSION, L1));
 
-        write_frame(MAGIC, &header_values(FORMAT_VERSION), &payload)
+        write_frame(MAGIC, &header_values(FORMAT_VERSION, L1), &payload)
     }
 
     /// Reads a network from a file's bytes.
+    ///
+    /// A file of a narrower network (its L1 below this build's [`L1`])
+    /// loads with the missing accumulator columns dead: zero feature
+    /// weights, bias and first-layer weights, so they add nothing and the
+    /// network computes what the file's did. That is how a wider build
+    /// plays the shipped network and how the trainer widens it
+    /// ([`crate::FloatNetwork::revive_dead_columns`]).
     ///
     /// # Errors
     /// A [`NetFileError`] naming the first thing that is wrong.
@@ -182,15 +190,26 @@ impl QuantNetwork {
             Some(&[a, b, c, d]) if u32::from_le_bytes([a, b, c, d]) == FORMAT_VERSION_NO_PSQ => FORMAT_VERSION_NO_PSQ,
             _ => FORMAT_VERSION,
         };
-        let payload = read_frame(bytes, MAGIC, &header_values(version), payload_len(version))?;
+        // A narrower file is read at its own width; any other width is
+        // checked against this build's (and refused with it).
+        let l1 = match bytes.get(20..24) {
+            Some(&[a, b, c, d]) => match u32::from_le_bytes([a, b, c, d]) as usize {
+                narrower @ 1..L1 => narrower,
+                _ => L1,
+            },
+            _ => L1,
+        };
+        let payload = read_frame(bytes, MAGIC, &header_values(version, l1), payload_len(version, l1))?;
         let mut reader = Reader { bytes: payload, at: 0 };
         let mut net = QuantNetwork::zeros();
         for row in net.w1.iter_mut() {
-            reader.i16s(row);
+            reader.i16s(&mut row[..l1]);
         }
-        reader.i16s(&mut net.b1);
+        reader.i16s(&mut net.b1[..l1]);
         for row in net.w2.iter_mut() {
-            reader.i16s(row);
+            let (stm, opp) = row.split_at_mut(L1);
+            reader.i16s(&mut stm[..l1]);
+            reader.i16s(&mut opp[..l1]);
         }
         reader.i32s(&mut net.b2);
         for row in net.w3.iter_mut() {
@@ -256,13 +275,13 @@ impl QuantNetwork {
 }
 
 /// The header's u32 fields after the magic, in order, with their names,
-/// for a file of format `version`.
-fn header_values(version: u32) -> [(&'static str, u32); 10] {
+/// for a file of format `version` and accumulator width `l1`.
+fn header_values(version: u32, l1: usize) -> [(&'static str, u32); 10] {
     [
         ("format version", version),
         ("feature set version", FEATURE_SET_VERSION),
         ("features", NUM_FEATURES as u32),
-        ("L1", L1 as u32),
+        ("L1", l1 as u32),
         ("L2", L2 as u32),
         ("L3", L3 as u32),
         ("QA", QA as u32),

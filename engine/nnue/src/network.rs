@@ -157,6 +157,36 @@ impl FloatNetwork {
         net
     }
 
+    /// Gives every dead accumulator column (zero feature weights, zero
+    /// bias and zero first-layer weights on both halves: what a narrower
+    /// network file loads with, see [`QuantNetwork::from_bytes`]) random
+    /// feature weights and a bias as [`FloatNetwork::random`] does, leaving
+    /// its first-layer weights zero. The network computes exactly what it
+    /// did, but the column is alive: its activations give its first-layer
+    /// weights a gradient, and once those move, its feature weights learn
+    /// too (a dead column's gradients are all zero). Returns how many
+    /// columns were revived.
+    pub fn revive_dead_columns<R: Rng + ?Sized>(&mut self, rng: &mut R) -> usize {
+        let mut revived = 0;
+        for j in 0..L1 {
+            let dead = self.b1[j] == 0.0
+                && self.w1.chunks_exact(W1_ROW).all(|row| row[j] == 0.0)
+                && self
+                    .w2
+                    .chunks_exact(L1X2)
+                    .all(|row| row[j] == 0.0 && row[L1 + j] == 0.0);
+            if !dead {
+                continue;
+            }
+            for row in self.w1.chunks_exact_mut(W1_ROW) {
+                row[j] = rng.random_range(-0.1..0.1);
+            }
+            self.b1[j] = 0.25 + rng.random_range(-0.1..0.1);
+            revived += 1;
+        }
+        revived
+    }
+
     /// The psq weight of feature `f`.
     pub fn psq(&self, f: u16) -> f32 {
         self.w1[f as usize * W1_ROW + PSQ_COLUMN]

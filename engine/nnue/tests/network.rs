@@ -1,14 +1,15 @@
 //! The integer network against the float one, incremental accumulators
 //! against a full refresh, and the network file's round trip and errors,
 //! all with the psq (linear skip) weights in play; and a file of the
-//! previous format version, without psq weights, loading.
+//! previous format version, without psq weights, loading; and a narrower
+//! network's file loading into this build's width.
 
 mod common;
 
 use common::{MoveKinds, count_kind, random_game, random_move};
 use leaper_nnue::{
-    Accumulator, AccumulatorStack, EVAL_SCALE, FORMAT_VERSION, FloatNetwork, NetFileError, PSQ_COLUMN, QuantNetwork,
-    W1_ROW,
+    Accumulator, AccumulatorStack, EVAL_SCALE, FORMAT_VERSION, FloatNetwork, L1, L2, NUM_FEATURES, NetFileError,
+    PSQ_COLUMN, QuantNetwork, W1_ROW,
 };
 use leaper_rules::Position;
 use rand::rngs::StdRng;
@@ -474,6 +475,88 @@ fn a_previous_version_network_file_loads_with_zero_psq_weights() {
     // A version 1 header in front of a version 2 payload.
     let mut bytes = current.clone();
     bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+    let err = QuantNetwork::from_bytes(&bytes).expect_err("a mislabelled file loads");
+    assert!(
+        matches!(
+            err,
+            NetFileError::Dimension {
+                field: "payload length",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+/// The file of `bytes` (a network of this build's width whose columns
+/// from `l1` on are unused) rewritten as a network `l1` wide: the first
+/// `l1` entries of each feature row, of the bias and of each half of each
+/// first-layer row, the rest of the payload as it was.
+fn narrow_file(bytes: &[u8], l1: usize) -> Vec<u8> {
+    let payload = &bytes[88..];
+    let mut out = Vec::new();
+    let mut at = 0;
+    let mut take = |out: &mut Vec<u8>, keep: usize, skip: usize| {
+        out.extend_from_slice(&payload[at..at + 2 * keep]);
+        at += 2 * (keep + skip);
+    };
+    for _ in 0..NUM_FEATURES {
+        take(&mut out, l1, L1 - l1);
+    }
+    take(&mut out, l1, L1 - l1);
+    for _ in 0..2 * L2 {
+        take(&mut out, l1, L1 - l1);
+    }
+    out.extend_from_slice(&payload[at..]);
+    let mut file = bytes[..88].to_vec();
+    file[20..24].copy_from_slice(&(l1 as u32).to_le_bytes());
+    file[48..56].copy_from_slice(&(out.len() as u64).to_le_bytes());
+    file.extend_from_slice(&out);
+    rehash(&mut file);
+    file
+}
+
+/// A file of a network half this build's width loads with the other
+/// accumulator columns dead and evaluates exactly as the network it was
+/// written from; the trainer's revival of those columns (random feature
+/// weights, output weights still zero) changes no output, and finds no
+/// dead column in a network that has none.
+#[test]
+fn a_narrower_network_file_loads_as_the_same_network() {
+    let half = L1 / 2;
+    let (mut float, full) = random_nets(9);
+    for row in float.w1.chunks_exact_mut(W1_ROW) {
+        row[half..L1].iter_mut().for_each(|w| *w = 0.0);
+    }
+    float.b1[half..].iter_mut().for_each(|b| *b = 0.0);
+    for row in float.w2.chunks_exact_mut(2 * L1) {
+        row[half..L1].iter_mut().for_each(|w| *w = 0.0);
+        row[L1 + half..].iter_mut().for_each(|w| *w = 0.0);
+    }
+    let net = float.quantize();
+    let narrow = narrow_file(&net.to_bytes(), half);
+    assert!(narrow.len() < net.to_bytes().len());
+    let loaded = QuantNetwork::from_bytes(&narrow).expect("a narrower file loads");
+    assert_eq!(loaded, net);
+
+    let dead = loaded.to_float();
+    let mut revived = dead.clone();
+    let mut rng = StdRng::seed_from_u64(9);
+    assert_eq!(revived.revive_dead_columns(&mut rng), L1 - half);
+    assert!(revived.w1.chunks_exact(W1_ROW).any(|row| row[L1 - 1] != 0.0));
+    assert!(revived.b1[half..].iter().all(|&b| b > 0.1));
+    assert_eq!(full.to_float().revive_dead_columns(&mut rng), 0);
+    for seed in 0..4 {
+        let (positions, _) = random_game(60 + seed);
+        for pos in positions.iter().filter(|p| p.terminal().is_none()) {
+            assert_eq!(loaded.evaluate(pos), net.evaluate(pos));
+            assert_eq!(revived.evaluate(pos), dead.evaluate(pos));
+        }
+    }
+
+    // A narrower header in front of a full-width payload is a length error.
+    let mut bytes = net.to_bytes();
+    bytes[20..24].copy_from_slice(&(half as u32).to_le_bytes());
     let err = QuantNetwork::from_bytes(&bytes).expect_err("a mislabelled file loads");
     assert!(
         matches!(

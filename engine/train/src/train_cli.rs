@@ -29,7 +29,7 @@ use anyhow::{Context, bail};
 use leaper_nnue::train::{
     Factors, LinearModel, Model, Sample, TrainConfig, Trainer, integer_mean_loss, samples_from, split_by_game,
 };
-use leaper_nnue::{EvalModel, FloatNetwork, LinearNet};
+use leaper_nnue::{EvalModel, FloatNetwork, L1, LinearNet};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use std::path::PathBuf;
@@ -246,7 +246,14 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
                     }
                     EvalModel::Network(net) => {
                         println!("starting from the network {}", path.display());
-                        net.to_float()
+                        let mut float = net.to_float();
+                        let revived = float.revive_dead_columns(&mut rng);
+                        if revived > 0 {
+                            println!(
+                                "{revived} of its {L1} accumulator columns are unused (a narrower network): given random feature weights, their output weights zero"
+                            );
+                        }
+                        float
                     }
                 },
                 None => FloatNetwork::random(&mut rng),
