@@ -582,6 +582,55 @@ fn a_run_in_progress_shows_as_running_and_grows() {
     assert_eq!(get(&http, &format!("{base}run/1")).0, 200);
 }
 
+/// A run interrupted with Ctrl-C (its log ends `run-finished` with reason
+/// `stopped`, or without an end if the exit came first) is listed as
+/// stopped and not finished, with the games it played.
+#[test]
+fn an_interrupted_run_shows_as_stopped_with_the_games_it_played() {
+    let dir = scratch("serve-stopped");
+    let out = dir.join("interrupted");
+    let mut args = strings(&["match", "--quiet", "--games", "5000"]);
+    args.extend(mock_engine("a", &["args=--delay-ms 2"]));
+    args.extend(mock_engine("b", &["args=--delay-ms 2"]));
+    args.extend(strings(&["--each", "depth=1", "--out", out.to_str().unwrap()]));
+    let arena = spawn_arena(&args);
+    let log = out.join("events.jsonl");
+    let deadline = Instant::now() + LIMIT;
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("\"event\":\"game-finished\"")
+    {
+        assert!(Instant::now() < deadline, "no game finished");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = Command::new("kill")
+        .arg("-INT")
+        .arg(arena.id().to_string())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = wait_bounded(arena, LIMIT, "the interrupted match");
+    assert_eq!(output.status.code(), Some(130));
+    // The run's last event is written only if the runner reaches it before
+    // the signal handler's exit (arena/README.md); either way the run
+    // shows as stopped.
+    let log = std::fs::read_to_string(&log).unwrap();
+    let last: Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
+    if last["event"] == "run-finished" {
+        assert_eq!(last["reason"], "stopped", "{last}");
+    }
+
+    let (_server, base) = start_server(&[&out]);
+    let (status, body) = get(&agent(), &format!("{base}api/runs"));
+    assert_eq!(status, 200, "{body}");
+    let run = serde_json::from_str::<Value>(&body).unwrap()[0].clone();
+    assert_eq!(run["state"], "stopped", "{run}");
+    assert_eq!(run["summary"]["finished"], false, "{run}");
+    let played = games(&out).len() as u64;
+    assert!((1..5000).contains(&played), "{played} games");
+    assert_eq!(run["summary"]["games"], played, "{run}");
+}
+
 #[test]
 fn bad_directories_and_addresses_are_refused_by_name() {
     let dir = scratch("serve-bad");
