@@ -26,7 +26,7 @@
 
 use crate::LINEAR_CLIP;
 use crate::features::NUM_FEATURES;
-use crate::network::{EVAL_SCALE, L1, L1X2, L2, L3, QA, QB, QH, QuantNetwork, W1_CLIP};
+use crate::network::{EVAL_SCALE, L1, L2, L3, QA, QB, QH, QuantNetwork, W1_CLIP};
 use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::path::Path;
