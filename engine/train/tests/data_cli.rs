@@ -107,6 +107,57 @@ fn datagen_is_reproducible_with_a_seed_on_any_thread_count() {
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("a.bin.json")).unwrap()).unwrap();
     assert_eq!(settings["settings"]["seed"], 5);
     assert_eq!(settings["settings"]["move_nodes"], 200);
+    assert!(settings["settings"].get("offer_fraction").is_none(), "{settings}");
+}
+
+/// `--offer-fraction` plays the same kind of games but offers a position
+/// on only some of the searched plies: fewer positions a game, so more
+/// games for the same positions, and still reproducible from the seed; a
+/// fraction outside (0, 1] is refused by name.
+#[test]
+fn datagen_offers_positions_on_a_fraction_of_plies() {
+    let dir = tempfile::tempdir().unwrap();
+    let (all, some, again) = (
+        dir.path().join("all.bin"),
+        dir.path().join("some.bin"),
+        dir.path().join("again.bin"),
+    );
+    ok(datagen(&all, &["--positions", "120", "--seed", "8"]));
+    ok(datagen(
+        &some,
+        &["--positions", "120", "--seed", "8", "--offer-fraction", "0.25"],
+    ));
+    ok(datagen(
+        &again,
+        &[
+            "--positions",
+            "120",
+            "--seed",
+            "8",
+            "--offer-fraction",
+            "0.25",
+            "--threads",
+            "2",
+        ],
+    ));
+    assert_eq!(std::fs::read(&some).unwrap(), std::fs::read(&again).unwrap());
+    let per_game = |path: &Path| {
+        let s = summary_json(path);
+        s["records"].as_f64().unwrap() / s["games"].as_f64().unwrap()
+    };
+    let (dense, sparse) = (per_game(&all), per_game(&some));
+    assert!(sparse < dense / 2.0, "{sparse} positions a game against {dense}");
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("some.bin.json")).unwrap()).unwrap();
+    assert_eq!(settings["settings"]["offer_fraction"], 0.25);
+    // Resuming with another fraction is another run's settings.
+    let out = run(datagen(&some, &["--positions", "200", "--seed", "8"]));
+    assert!(!out.status.success());
+    for bad in ["--offer-fraction=0", "--offer-fraction=1.5", "--offer-fraction=-0.2"] {
+        let out = run(datagen(&dir.path().join("bad.bin"), &[bad]));
+        assert!(!out.status.success(), "{bad} accepted");
+        assert!(text(&out.stderr).contains("--offer-fraction"), "{}", text(&out.stderr));
+    }
 }
 
 #[test]

@@ -55,6 +55,13 @@ pub struct Settings {
     /// Nodes of the deeper search that scores each kept position.
     #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(100..))]
     pub score_nodes: u64,
+    /// Fraction of the searched plies that offer a position to keep (each
+    /// offer costs a deeper search): below 1, the same compute plays more
+    /// games with fewer positions each, which are less alike. The plies
+    /// that offer are drawn at random.
+    #[arg(long, default_value_t = 1.0)]
+    #[serde(default = "all_plies", skip_serializing_if = "is_all_plies")]
+    pub offer_fraction: f64,
     /// Regular plies at the start of each game played uniformly at random
     /// (never a move that lets the wazir be taken at once).
     #[arg(long, default_value_t = 2)]
@@ -82,6 +89,16 @@ pub struct Settings {
     pub games: Option<std::path::PathBuf>,
 }
 
+/// Every searched ply offers a position (the default, and what a file
+/// whose settings do not name `offer_fraction` was made with).
+fn all_plies() -> f64 {
+    1.0
+}
+
+fn is_all_plies(fraction: &f64) -> bool {
+    *fraction == 1.0
+}
+
 impl Settings {
     /// Checks the ranges that clap does not.
     ///
@@ -90,6 +107,12 @@ impl Settings {
     pub fn check(&self) -> Result<(), String> {
         if !(0.0..=1.0).contains(&self.book_fraction) {
             return Err(format!("--book-fraction {} is not between 0 and 1", self.book_fraction));
+        }
+        if !(self.offer_fraction > 0.0 && self.offer_fraction <= 1.0) {
+            return Err(format!(
+                "--offer-fraction {} is not above 0 and at most 1",
+                self.offer_fraction
+            ));
         }
         if !(self.temperature >= 0.0 && self.temperature.is_finite()) {
             return Err(format!(
@@ -319,7 +342,11 @@ fn searched_move(
             }
         }
     }
-    keep_quiet(settings, engine, pos, &first, kept, seen, nodes);
+    // At the default every ply offers, without a draw, so that the random
+    // stream (and the file) is what it was before the option.
+    if settings.offer_fraction >= 1.0 || rng.random_bool(settings.offer_fraction) {
+        keep_quiet(settings, engine, pos, &first, kept, seen, nodes);
+    }
     choose(&candidates, settings.temperature, rng)
 }
 
