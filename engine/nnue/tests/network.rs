@@ -365,16 +365,13 @@ fn damaged_network_files_are_rejected_with_the_reason() {
                 field: "L1",
                 found: 256,
                 expected
-            } if expected == leaper_nnue::L1 as u64
+            } if expected == L1 as u64
         ),
         "{err}"
     );
     assert_eq!(
         err.to_string(),
-        format!(
-            "network file has L1 = 256; this build's network has {}",
-            leaper_nnue::L1
-        )
+        format!("network file has L1 = 256; this build's network has {}", L1)
     );
 
     let mut bytes = good.clone();
@@ -417,7 +414,7 @@ fn damaged_network_files_are_rejected_with_the_reason() {
             psq_at,
             (-90_000i32).to_le_bytes().to_vec(),
             "psq",
-            leaper_nnue::NUM_FEATURES - 1,
+            NUM_FEATURES - 1,
             -90_000,
             80_000,
         ),
@@ -455,7 +452,7 @@ fn a_previous_version_network_file_loads_with_zero_psq_weights() {
     let current = net.to_bytes();
     // The version 1 file: the same header with version 1 and the shorter
     // payload's length and hash.
-    let psq_len = 4 * leaper_nnue::NUM_FEATURES;
+    let psq_len = 4 * NUM_FEATURES;
     let mut old = current[..current.len() - psq_len].to_vec();
     old[8..12].copy_from_slice(&1u32.to_le_bytes());
     let payload_len = (old.len() - 88) as u64;
