@@ -362,26 +362,9 @@ fn ctrl_c_of_the_arena_ends_every_engine_and_its_helpers() {
 #[test]
 fn ctrl_c_starts_no_more_games() {
     let dir = scratch("ctrl-c-no-more-games");
-    let mut args = strings(&["match", "--quiet", "--games", "5000"]);
-    args.extend(mock_engine("a", &["args=--delay-ms 2"]));
-    args.extend(mock_engine("b", &["args=--delay-ms 2"]));
-    args.extend(strings(&["--each", "depth=1", "--out", dir.to_str().unwrap()]));
-    let child = spawn_arena(&args);
-    let log_path = dir.join("events.jsonl");
-    let read_log = || std::fs::read_to_string(&log_path).unwrap_or_default();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !read_log().contains("\"event\":\"game-finished\"") {
-        assert!(Instant::now() < deadline, "no game finished in 30 s");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let status = Command::new("kill")
-        .arg("-INT")
-        .arg(child.id().to_string())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let out = wait_bounded(child, Duration::from_secs(10), "the interrupted arena");
+    let out = interrupt_after_first_game(&dir, Duration::from_secs(30));
     assert_eq!(out.status.code(), Some(130));
+    let read_log = || std::fs::read_to_string(dir.join("events.jsonl")).unwrap_or_default();
     let (started, finished) = started_and_finished(&read_log());
     assert!(
         started <= finished + 1,

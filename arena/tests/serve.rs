@@ -589,28 +589,9 @@ fn a_run_in_progress_shows_as_running_and_grows() {
 fn an_interrupted_run_shows_as_stopped_with_the_games_it_played() {
     let dir = scratch("serve-stopped");
     let out = dir.join("interrupted");
-    let mut args = strings(&["match", "--quiet", "--games", "5000"]);
-    args.extend(mock_engine("a", &["args=--delay-ms 2"]));
-    args.extend(mock_engine("b", &["args=--delay-ms 2"]));
-    args.extend(strings(&["--each", "depth=1", "--out", out.to_str().unwrap()]));
-    let arena = spawn_arena(&args);
-    let log = out.join("events.jsonl");
-    let deadline = Instant::now() + LIMIT;
-    while !std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .contains("\"event\":\"game-finished\"")
-    {
-        assert!(Instant::now() < deadline, "no game finished");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let status = Command::new("kill")
-        .arg("-INT")
-        .arg(arena.id().to_string())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let output = wait_bounded(arena, LIMIT, "the interrupted match");
+    let output = interrupt_after_first_game(&out, LIMIT);
     assert_eq!(output.status.code(), Some(130));
+    let log = out.join("events.jsonl");
     // The run's last event is written only if the runner reaches it before
     // the signal handler's exit (arena/README.md); either way the run
     // shows as stopped.

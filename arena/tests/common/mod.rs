@@ -69,6 +69,33 @@ pub fn spawn_arena(args: &[String]) -> Child {
         .expect("arena starts")
 }
 
+/// Starts a long match of two mock engines into `out` (5,000 games, one
+/// slot), sends it SIGINT (Ctrl-C) once its first game has finished, and
+/// returns its output after it exits (within `limit`).
+pub fn interrupt_after_first_game(out: &Path, limit: Duration) -> Output {
+    let mut args = strings(&["match", "--quiet", "--games", "5000"]);
+    args.extend(mock_engine("a", &["args=--delay-ms 2"]));
+    args.extend(mock_engine("b", &["args=--delay-ms 2"]));
+    args.extend(strings(&["--each", "depth=1", "--out", out.to_str().unwrap()]));
+    let child = spawn_arena(&args);
+    let log = out.join("events.jsonl");
+    let deadline = Instant::now() + limit;
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("\"event\":\"game-finished\"")
+    {
+        assert!(Instant::now() < deadline, "no game finished in {limit:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = Command::new("kill")
+        .arg("-INT")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    wait_bounded(child, limit, "the interrupted arena")
+}
+
 /// Waits for `child` at most `limit`; kills it and fails the test if it
 /// takes longer.
 pub fn wait_bounded(mut child: Child, limit: Duration, what: &str) -> Output {

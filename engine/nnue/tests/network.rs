@@ -439,6 +439,22 @@ fn damaged_network_files_are_rejected_with_the_reason() {
     assert!(matches!(err, NetFileError::Io(_)), "{err}");
 }
 
+/// Asserts that `bytes`, a header whose dimensions do not fit its payload,
+/// are refused for the payload's length.
+fn assert_payload_length_error(bytes: &[u8]) {
+    let err = QuantNetwork::from_bytes(bytes).expect_err("a mislabelled file loads");
+    assert!(
+        matches!(
+            err,
+            NetFileError::Dimension {
+                field: "payload length",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
 /// A file of format version 1 (no psq weights: the payload ends with b4)
 /// still loads, as the same network with zero psq weights, and evaluates
 /// as it did; a version 1 header on a version 2 payload is a length error.
@@ -472,17 +488,7 @@ fn a_previous_version_network_file_loads_with_zero_psq_weights() {
     // A version 1 header in front of a version 2 payload.
     let mut bytes = current.clone();
     bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
-    let err = QuantNetwork::from_bytes(&bytes).expect_err("a mislabelled file loads");
-    assert!(
-        matches!(
-            err,
-            NetFileError::Dimension {
-                field: "payload length",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_payload_length_error(&bytes);
 }
 
 /// The file of `bytes` (a network of this build's width whose columns
@@ -554,17 +560,7 @@ fn a_narrower_network_file_loads_as_the_same_network() {
     // A narrower header in front of a full-width payload is a length error.
     let mut bytes = net.to_bytes();
     bytes[20..24].copy_from_slice(&(half as u32).to_le_bytes());
-    let err = QuantNetwork::from_bytes(&bytes).expect_err("a mislabelled file loads");
-    assert!(
-        matches!(
-            err,
-            NetFileError::Dimension {
-                field: "payload length",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_payload_length_error(&bytes);
 }
 
 /// The psq term is what the integer network adds to its dense path: the
