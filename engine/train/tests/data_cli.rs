@@ -443,6 +443,23 @@ fn datagen_follows_recorded_games_and_labels_them_with_their_results() {
     assert!(text(&again.stderr).contains("resuming"), "{}", text(&again.stderr));
     assert_eq!(all_records(&a).len(), records.len());
 
+    // A quarter of the plies offering: fewer positions from the same games,
+    // the same on two threads.
+    let (q1, q2) = (dir.path().join("q1.bin"), dir.path().join("q2.bin"));
+    let quarter = [
+        "--games",
+        games_arg,
+        "--positions",
+        "100000",
+        "--offer-fraction",
+        "0.25",
+    ];
+    ok(datagen(&q1, &quarter));
+    ok(datagen(&q2, &[&quarter[..], &["--threads", "2"]].concat()));
+    assert_eq!(std::fs::read(&q1).unwrap(), std::fs::read(&q2).unwrap());
+    let fewer = all_records(&q1).len();
+    assert!(fewer > 0 && fewer < records.len() / 2, "{fewer} of {}", records.len());
+
     // A file that is not a game record is named.
     let bad = dir.path().join("bad.csv");
     std::fs::write(&bad, "a,b\n1,2\n").unwrap();

@@ -58,7 +58,8 @@ pub struct Settings {
     /// Fraction of the searched plies that offer a position to keep (each
     /// offer costs a deeper search): below 1, the same compute plays more
     /// games with fewer positions each, which are less alike. The plies
-    /// that offer are drawn at random.
+    /// that offer are drawn at random (with `--games`, the plies of the
+    /// recorded games that are searched at all).
     #[arg(long, default_value_t = 1.0)]
     #[serde(default = "all_plies", skip_serializing_if = "is_all_plies")]
     pub offer_fraction: f64,
@@ -217,11 +218,16 @@ pub fn follow_game(
     let mut seen = HashSet::new();
     let mut nodes = 0;
     let mut searched = 0;
+    // The game's own stream decides which plies offer (drawn only below
+    // 1, so that a default run's file is what it was before the option);
+    // a ply that does not offer is not searched at all.
+    let mut rng = game_rng(settings.seed, index);
     for &mv in &game.moves {
         if stop.load(Ordering::Relaxed) {
             return None;
         }
-        if let Some(first) = engine.search(&pos, settings.move_nodes, &[]) {
+        let offers = settings.offer_fraction >= 1.0 || rng.random_bool(settings.offer_fraction);
+        if offers && let Some(first) = engine.search(&pos, settings.move_nodes, &[]) {
             nodes += first.nodes;
             searched += 1;
             keep_quiet(settings, engine, &pos, &first, &mut kept, &mut seen, &mut nodes);
