@@ -79,6 +79,23 @@ fn nnue_searches_with_the_embedded_and_a_loaded_network() {
     assert!(engine.wait().success());
 }
 
+/// The candidate network kept in the repository for the next round of
+/// training (`engine/data/candidate.nnue`, engine/train/README.md) loads
+/// through `EvalFile` without an error and searches legally: a later
+/// session starts from it, so it must stay a valid file of this format.
+#[test]
+fn the_committed_candidate_network_loads_and_searches() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/candidate.nnue");
+    assert!(path.is_file(), "{} is missing", path.display());
+    let mut engine = uci_engine();
+    engine.send("setoption name Eval value nnue");
+    engine.send(&format!("setoption name EvalFile value {}", path.display()));
+    assert_eq!(engine.sync(), Vec::<String>::new());
+    search_is_legal(&mut engine);
+    engine.send("quit");
+    assert!(engine.wait().success());
+}
+
 #[test]
 fn a_bad_network_file_is_named_and_the_previous_network_stays() {
     let mut engine = uci_engine();
