@@ -4,7 +4,8 @@
 //! truncates a torn tail with a message, refuses a damaged file or other
 //! settings; `summary` prints the right numbers for a file of known
 //! content; `datagen --games` follows real CodeCup games and labels their
-//! positions with the recorded results.
+//! positions with the recorded results; `datagen --eval-file` plays with
+//! the file's network and binds a resume to the file's content.
 
 use leaper_rules::{Color, MoveList, Position, Setup};
 use leaper_train::data::{GameResult, HEADER_SIZE, Opening, PackedPosition, Reader, Record, Writer, summarize};
@@ -270,6 +271,103 @@ fn datagen_refuses_other_settings_and_damaged_files() {
         assert!(text(&out.stderr).contains(needle), "{flag}: {}", text(&out.stderr));
     }
     assert!(!dir.path().join("y.bin").exists(), "bad settings write nothing");
+}
+
+/// A network file of the repository (`engine/data`).
+fn network_file(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../data").join(name)
+}
+
+/// `--eval-file` plays and scores with the file's network: the embedded
+/// network's own file gives the very file the default does, another
+/// network other games; the settings keep the file's SHA-256, so a resume
+/// with other content under the same path is refused, and a file the
+/// evaluation kind cannot use or cannot read is refused by name.
+#[test]
+fn datagen_plays_with_an_eval_file_and_binds_its_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, same, other) = (
+        dir.path().join("plain.bin"),
+        dir.path().join("same.bin"),
+        dir.path().join("other.bin"),
+    );
+    let common = ["--positions", "120", "--seed", "9"];
+    ok(datagen(&plain, &common));
+    let shipped = network_file("leaper.nnue");
+    let mut args = common.to_vec();
+    args.extend(["--eval-file", shipped.to_str().unwrap()]);
+    ok(datagen(&same, &args));
+    assert_eq!(
+        std::fs::read(&plain).unwrap(),
+        std::fs::read(&same).unwrap(),
+        "the embedded network's file plays the same games"
+    );
+    // The candidate under a path of the test's own, to change it later.
+    let net = dir.path().join("net.nnue");
+    std::fs::copy(network_file("candidate.nnue"), &net).unwrap();
+    let mut args = common.to_vec();
+    args.extend(["--eval-file", net.to_str().unwrap()]);
+    ok(datagen(&other, &args));
+    assert_ne!(
+        all_records(&plain),
+        all_records(&other),
+        "another network, other moves and scores"
+    );
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("other.bin.json")).unwrap()).unwrap();
+    let sha = settings["settings"]["eval_file_sha256"].as_str().unwrap().to_string();
+    assert_eq!(sha.len(), 64, "{settings}");
+    assert!(
+        settings["settings"]["eval_file"]
+            .as_str()
+            .unwrap()
+            .ends_with("net.nnue")
+    );
+    assert!(
+        !std::fs::read_to_string(dir.path().join("plain.bin.json"))
+            .unwrap()
+            .contains("eval_file"),
+        "no file, no key"
+    );
+
+    // Same path, other content: the resume is refused, the file kept.
+    let before = std::fs::read(&other).unwrap();
+    std::fs::copy(&shipped, &net).unwrap();
+    let mut args = vec!["--positions", "240", "--seed", "9"];
+    args.extend(["--eval-file", net.to_str().unwrap()]);
+    let out = run(datagen(&other, &args));
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("other.bin") && err.contains("eval_file_sha256") && err.contains(&sha),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(&other).unwrap(),
+        before,
+        "a refused resume writes nothing"
+    );
+    // Resuming without the file is refused as well.
+    let out = run(datagen(&other, &["--positions", "240", "--seed", "9"]));
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("eval_file: file"), "{}", text(&out.stderr));
+
+    let missing = dir.path().join("missing.nnue");
+    for (extra, needle) in [
+        (
+            vec!["--eval", "linear"],
+            "holds a model for --eval nnue, not for --eval linear".to_string(),
+        ),
+        (vec![], format!("--eval-file {}", missing.display())),
+    ] {
+        let file = if extra.is_empty() { &missing } else { &net };
+        let mut cmd = datagen(&dir.path().join("z.bin"), &extra);
+        cmd.arg("--eval-file").arg(file);
+        let out = run(cmd);
+        assert!(!out.status.success(), "{extra:?}");
+        assert!(text(&out.stderr).contains(&needle), "{needle}: {}", text(&out.stderr));
+    }
+    assert!(!dir.path().join("z.bin").exists(), "bad settings write nothing");
 }
 
 /// A file of known content: positions of one random game, labels chosen

@@ -90,12 +90,26 @@ fn check_settings(output: &Path, settings: &Settings) -> anyhow::Result<()> {
         if &found.settings != settings {
             let theirs = serde_json::to_value(&found.settings)?;
             let ours = serde_json::to_value(settings)?;
-            let diff: Vec<String> = ours
+            // Every key either side names (a setting left at its default
+            // is not written), where the two differ.
+            let keys: std::collections::BTreeSet<&String> = ours
                 .as_object()
                 .into_iter()
-                .flatten()
-                .filter(|(k, v)| theirs.get(k.as_str()) != Some(v))
-                .map(|(k, v)| format!("{k}: file {} vs now {v}", theirs.get(k.as_str()).unwrap_or(&"-".into())))
+                .chain(theirs.as_object())
+                .flat_map(|o| o.keys())
+                .collect();
+            let none = serde_json::Value::from("-");
+            let diff: Vec<String> = keys
+                .into_iter()
+                .map(|k| {
+                    (
+                        k,
+                        theirs.get(k.as_str()).unwrap_or(&none),
+                        ours.get(k.as_str()).unwrap_or(&none),
+                    )
+                })
+                .filter(|(_, t, o)| t != o)
+                .map(|(k, t, o)| format!("{k}: file {t} vs now {o}"))
                 .collect();
             bail!(
                 "{} was made with other settings ({}); use the same settings to resume it, or another output",
@@ -120,10 +134,12 @@ fn check_settings(output: &Path, settings: &Settings) -> anyhow::Result<()> {
 /// that cannot be made.
 pub fn datagen(args: &DatagenArgs) -> anyhow::Result<()> {
     args.settings.check().map_err(anyhow::Error::msg)?;
+    let mut settings = args.settings.clone();
+    settings.hash_eval_file().map_err(anyhow::Error::msg)?;
     if let Some(dir) = args.output.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    check_settings(&args.output, &args.settings)?;
+    check_settings(&args.output, &settings)?;
     let (mut writer, existing) = Writer::open(&args.output)?;
     if let Some(torn) = &existing.torn {
         eprintln!("{torn}; truncated, resuming");
@@ -157,7 +173,7 @@ pub fn datagen(args: &DatagenArgs) -> anyhow::Result<()> {
     bar.reset_eta();
     bar.enable_steady_tick(Duration::from_millis(500));
     let report = generate(
-        &args.settings,
+        &settings,
         args.threads as usize,
         args.chunk_records as usize,
         &mut writer,

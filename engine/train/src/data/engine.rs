@@ -39,15 +39,12 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// An engine evaluating with the kind named `eval` and a table of
-    /// `hash_mb` MB.
+    /// An engine evaluating with `eval` and a table of `hash_mb` MB.
     ///
     /// # Errors
-    /// A message when the name is unknown or the table does not fit.
-    pub fn new(eval: &str, hash_mb: usize) -> Result<Engine, String> {
-        let kind = EvalKind::from_name(eval)
-            .ok_or_else(|| format!("unknown evaluation '{eval}' (one of {})", eval_names().join(", ")))?;
-        let searcher = Searcher::with_evaluator(Eval::new(kind), hash_mb).map_err(|e: TableError| e.to_string())?;
+    /// A message when the table does not fit.
+    pub fn new(eval: Eval, hash_mb: usize) -> Result<Engine, String> {
+        let searcher = Searcher::with_evaluator(eval, hash_mb).map_err(|e: TableError| e.to_string())?;
         Ok(Engine { searcher })
     }
 

@@ -25,6 +25,8 @@ use super::file::{DataError, Writer};
 use super::record::{GameResult, Opening, PackedPosition, Record};
 use crate::replay::RecordedGame;
 use leaper::book::Book;
+use leaper::eval::{Eval, EvalKind};
+use leaper_nnue::EvalModel;
 use leaper_rules::{Color, Move, Position, Setup};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -76,6 +78,19 @@ pub struct Settings {
     /// `Eval` option; by default the engine's default, the best kind).
     #[arg(long, default_value = leaper::eval::DEFAULT_KIND.name())]
     pub eval: String,
+    /// A model file the engine plays and scores with instead of its
+    /// embedded one (the engine's `EvalFile` option): a network for
+    /// `--eval nnue`, a linear model for `--eval linear`. Its content's
+    /// SHA-256 is kept with the settings, so a run resumes only with the
+    /// same file content.
+    #[arg(long, value_name = "FILE")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eval_file: Option<std::path::PathBuf>,
+    /// The SHA-256 of `eval_file`'s content (hex), filled in by
+    /// [`Settings::hash_eval_file`].
+    #[arg(skip)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eval_file_sha256: Option<String>,
     /// Hash table per thread, MB (it changes the searches' results, so it
     /// is part of the settings).
     #[arg(long, default_value_t = 16)]
@@ -124,7 +139,57 @@ impl Settings {
         if self.hash_mb == 0 {
             return Err("--hash-mb must be at least 1".into());
         }
-        Engine::new(&self.eval, 1).map(|_| ())
+        self.evaluator().map(|_| ())
+    }
+
+    /// Reads `eval_file` (if any) and records its content's SHA-256 in
+    /// `eval_file_sha256`, so that the settings name the file's content and
+    /// not only its path.
+    ///
+    /// # Errors
+    /// A message naming the file when it cannot be read.
+    pub fn hash_eval_file(&mut self) -> Result<(), String> {
+        use sha2::Digest;
+        self.eval_file_sha256 = match &self.eval_file {
+            Some(path) => {
+                let bytes = std::fs::read(path).map_err(|e| format!("--eval-file {}: {e}", path.display()))?;
+                let digest = sha2::Sha256::digest(&bytes);
+                Some(digest.iter().map(|b| format!("{b:02x}")).collect())
+            }
+            None => None,
+        };
+        Ok(())
+    }
+
+    /// The evaluation the games are played and scored with: the kind
+    /// `eval` names, with `eval_file`'s model when one is given.
+    ///
+    /// # Errors
+    /// A message when the kind is unknown, the file cannot be loaded, or
+    /// it holds a model the kind does not evaluate with.
+    pub fn evaluator(&self) -> Result<Eval, String> {
+        let kind = EvalKind::from_name(&self.eval).ok_or_else(|| {
+            format!(
+                "unknown evaluation '{}' (one of {})",
+                self.eval,
+                super::engine::eval_names().join(", ")
+            )
+        })?;
+        let eval = Eval::new(kind);
+        let Some(path) = &self.eval_file else {
+            return Ok(eval);
+        };
+        let model = EvalModel::load(path).map_err(|e| format!("--eval-file {}: {e}", path.display()))?;
+        let (eval, served) = eval.with_model(model);
+        if served != kind {
+            return Err(format!(
+                "--eval-file {} holds a model for --eval {}, not for --eval {}",
+                path.display(),
+                served.name(),
+                kind.name()
+            ));
+        }
+        Ok(eval)
     }
 }
 
@@ -462,15 +527,19 @@ pub fn generate(
         None => None,
     };
     let recorded = recorded.as_deref();
+    // One evaluator, loaded once; each worker searches with its own copy
+    // (the weights are shared).
+    let eval = settings.evaluator();
     let next = AtomicU64::new(first_game);
     let stop = AtomicBool::new(false);
     let (tx, rx) = crossbeam_channel::unbounded::<Result<GameRecords, String>>();
     let result = std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             let tx = tx.clone();
-            let (next, stop, book) = (&next, &stop, &book);
+            let (next, stop, book, eval) = (&next, &stop, &book, &eval);
             scope.spawn(move || {
-                let mut engine = match Engine::new(&settings.eval, settings.hash_mb) {
+                let engine = eval.clone().and_then(|eval| Engine::new(eval, settings.hash_mb));
+                let mut engine = match engine {
                     Ok(e) => e,
                     Err(e) => {
                         let _ = tx.send(Err(e));
