@@ -137,6 +137,10 @@ pub trait Model: Clone + Send + Sync {
     /// The tensors that [`TrainConfig::weight_decay`] pulls toward zero
     /// (in tensor 0, every column but the skip column).
     const DECAYED_TENSORS: &'static [usize] = &[];
+    /// The tensors besides tensor 0 that step with the feature rows (the
+    /// network's accumulator bias): with tensor 0's other columns they
+    /// step at [`TrainConfig::accumulator_learning_rate`].
+    const ACCUMULATOR_TENSORS: &'static [usize] = &[];
     /// The bound of column `j` of a feature row (what [`Model::clip`]
     /// clamps it to), which a feature's row plus its factors' must keep
     /// too.
@@ -362,6 +366,7 @@ impl Model for FloatNetwork {
     // Indices into `tensors()`: w1 0, b1 1, w2 2, b2 3, w3 4, b3 5, w4 6, b4 7.
     const SKIP_TENSORS: &'static [usize] = &[7];
     const DECAYED_TENSORS: &'static [usize] = &[0, 2, 4, 6];
+    const ACCUMULATOR_TENSORS: &'static [usize] = &[1];
 
     fn column_clip(j: usize) -> f32 {
         FloatNetwork::column_clip(j)
@@ -475,6 +480,17 @@ impl Model for FloatNetwork {
     }
 }
 
+/// One step's sizes, by the parts of the model that take them.
+#[derive(Clone, Copy, Debug)]
+struct StepSizes {
+    /// The dense layers (and whatever has no size of its own).
+    rest: f32,
+    /// The skip column and tensors.
+    psq: f32,
+    /// The feature rows' other columns and the accumulator tensors.
+    accumulator: f32,
+}
+
 /// The default step size factor per epoch: over ten epochs the step falls
 /// to about a seventh.
 pub const DEFAULT_LR_DECAY: f32 = 0.8;
@@ -511,6 +527,14 @@ pub struct TrainConfig {
     /// `None`: `learning_rate`. A network started from a linear model
     /// wants its linear part to move less than its new dense part.
     pub psq_learning_rate: Option<f32>,
+    /// The step size of the feature rows' other columns and of the
+    /// [`Model::ACCUMULATOR_TENSORS`] in the first epoch, decaying as
+    /// `learning_rate` does; `None`: `learning_rate`. At zero the
+    /// accumulator stays as it started, so a network loaded from its
+    /// integer file can fit its dense layers to the accumulator the
+    /// engine will really compute (the feature weights' rounding, a step
+    /// of 1/255, costs more than a fine-tuning round gains).
+    pub accumulator_learning_rate: Option<f32>,
     /// Decoupled (AdamW) weight decay of the model's
     /// [`Model::DECAYED_TENSORS`] (the network's accumulator and dense
     /// weights, not the biases, not the psq weights): each step multiplies
@@ -534,6 +558,7 @@ impl Default for TrainConfig {
             checkpoint: None,
             factors: Factors::None,
             psq_learning_rate: None,
+            accumulator_learning_rate: None,
             weight_decay: 0.0,
         }
     }
@@ -812,6 +837,17 @@ impl<M: Model> Trainer<M> {
         base * self.config.lr_decay.powi(epoch.min(1 << 16) as i32)
     }
 
+    /// The step size of the accumulator's weights in epoch `epoch`
+    /// (0-based).
+    pub fn accumulator_learning_rate(&self, epoch: u32) -> f32 {
+        self.decayed(
+            self.config
+                .accumulator_learning_rate
+                .unwrap_or(self.config.learning_rate),
+            epoch,
+        )
+    }
+
     /// The step size of the skip weights in epoch `epoch` (0-based).
     pub fn psq_learning_rate(&self, epoch: u32) -> f32 {
         self.decayed(
@@ -854,6 +890,11 @@ impl<M: Model> Trainer<M> {
         let (mut loss_sum, mut n) = (0f64, 0usize);
         let step_size = self.learning_rate(self.epoch);
         let psq_step_size = self.psq_learning_rate(self.epoch);
+        let steps = StepSizes {
+            rest: step_size,
+            psq: psq_step_size,
+            accumulator: self.accumulator_learning_rate(self.epoch),
+        };
         let factors = self.config.factors;
         for batch in order.chunks(self.config.batch_size.max(1)) {
             let per = batch.len().div_ceil(threads);
@@ -873,7 +914,7 @@ impl<M: Model> Trainer<M> {
             }
             loss_sum += first[0].loss;
             n += batch.len();
-            self.apply(&mut first[0], batch.len(), step_size, psq_step_size);
+            self.apply(&mut first[0], batch.len(), steps);
         }
         self.epoch += 1;
         let samples_per_second = n as f64 / start.elapsed().as_secs_f64().max(1e-9);
@@ -888,9 +929,16 @@ impl<M: Model> Trainer<M> {
 
     /// One Adam step with the summed gradient of `len` samples, then the
     /// clip; clears the gradient. The skip column and tensors step by
-    /// `psq_step_size` without decay, the rest by `step_size` with the
-    /// configured decay where [`Model::DECAYED_TENSORS`] says.
-    fn apply(&mut self, grad: &mut Grad, len: usize, step_size: f32, psq_step_size: f32) {
+    /// `steps.psq` without decay, the feature rows' other columns and the
+    /// accumulator tensors by `steps.accumulator`, the rest by
+    /// `steps.rest`, with the configured decay where
+    /// [`Model::DECAYED_TENSORS`] says.
+    fn apply(&mut self, grad: &mut Grad, len: usize, steps: StepSizes) {
+        let StepSizes {
+            rest: step_size,
+            psq: psq_step_size,
+            accumulator: accumulator_step_size,
+        } = steps;
         let scale = 1.0 / len.max(1) as f32;
         self.adam.step += 1;
         let cfg = self.config.clone();
@@ -911,11 +959,14 @@ impl<M: Model> Trainer<M> {
                         Some(c) => {
                             let skip = r.start + c;
                             let decay = decay_of(0);
-                            self.adam.update(p, g, 0, r.start..skip, &cfg, step_size, decay);
+                            let size = accumulator_step_size;
+                            self.adam.update(p, g, 0, r.start..skip, &cfg, size, decay);
                             self.adam.update(p, g, 0, skip..skip + 1, &cfg, psq_step_size, 0.0);
-                            self.adam.update(p, g, 0, skip + 1..r.end, &cfg, step_size, decay);
+                            self.adam.update(p, g, 0, skip + 1..r.end, &cfg, size, decay);
                         }
-                        None => self.adam.update(p, g, 0, r.clone(), &cfg, step_size, decay_of(0)),
+                        None => self
+                            .adam
+                            .update(p, g, 0, r.clone(), &cfg, accumulator_step_size, decay_of(0)),
                     }
                     g[r].iter_mut().for_each(|x| *x = 0.0);
                     grad.marked[f as usize] = false;
@@ -924,6 +975,8 @@ impl<M: Model> Trainer<M> {
                 g.iter_mut().for_each(|x| *x *= scale);
                 let (size, decay) = if M::SKIP_TENSORS.contains(&t) {
                     (psq_step_size, 0.0)
+                } else if M::ACCUMULATOR_TENSORS.contains(&t) {
+                    (accumulator_step_size, decay_of(t))
                 } else {
                     (step_size, decay_of(t))
                 };

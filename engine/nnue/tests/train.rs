@@ -415,3 +415,45 @@ fn the_linear_part_steps_at_its_own_rate_and_weight_decay_spares_it() {
     let psq_norm = |n: &FloatNetwork| norm(&psq(n));
     assert!(psq_norm(&decayed) > 0.5 * psq_norm(&plain));
 }
+
+/// The accumulator's own step size: at zero, the feature rows (but their
+/// psq column) and the accumulator bias stay exactly where they started,
+/// factor rows included once folded, while the dense layers and the psq
+/// weights train and the validation loss still falls.
+#[test]
+fn the_accumulator_steps_at_its_own_rate() {
+    let samples = synthetic(0..60);
+    let linear = linear_start(&samples);
+    let net = FloatNetwork::from_linear(&linear, &mut StdRng::seed_from_u64(9));
+    let accumulator = |n: &FloatNetwork| {
+        n.w1.chunks_exact(W1_ROW)
+            .flat_map(|r| r[..PSQ_COLUMN].to_vec())
+            .collect::<Vec<_>>()
+    };
+    let psq = |n: &FloatNetwork| n.w1.chunks_exact(W1_ROW).map(|r| r[PSQ_COLUMN]).collect::<Vec<_>>();
+    let frozen = TrainConfig {
+        factors: Factors::Squares,
+        accumulator_learning_rate: Some(0.0),
+        weight_decay: 1.0,
+        ..config(2, None)
+    };
+    let mut trainer = Trainer::new(net.clone(), samples.clone(), frozen);
+    let before = trainer.validation_loss();
+    run(&mut trainer);
+    let trained = trainer.model();
+    assert_eq!(accumulator(&trained), accumulator(&net), "feature weights kept");
+    assert_eq!(trained.b1, net.b1, "accumulator bias kept");
+    assert_ne!(trained.w2, net.w2, "the dense layers train");
+    assert_ne!(psq(&trained), psq(&net), "the psq weights train");
+    assert!(
+        trainer.validation_loss() < before,
+        "{} -> {}",
+        before,
+        trainer.validation_loss()
+    );
+
+    // Without the option the accumulator trains with the rest.
+    let mut trainer = Trainer::new(net.clone(), samples, config(2, None));
+    run(&mut trainer);
+    assert_ne!(accumulator(&trainer.model()), accumulator(&net));
+}

@@ -146,6 +146,13 @@ pub struct TrainArgs {
     /// (default: `--lr`). `--model nnue` only.
     #[arg(long, value_name = "LR")]
     pub psq_lr: Option<f32>,
+    /// The step size of the network's accumulator (its feature weights
+    /// but the psq column, and its bias) in the first epoch, decaying
+    /// with `--lr-decay` (default: `--lr`). 0 keeps the accumulator of
+    /// `--init` exactly, so that the dense layers fit the integer
+    /// accumulator the engine computes. `--model nnue` only.
+    #[arg(long, value_name = "LR")]
+    pub accumulator_lr: Option<f32>,
     /// Decoupled weight decay of the network's feature (accumulator) and
     /// dense weights, per unit step size (AdamW): pulls the dense path
     /// toward zero, the network toward its linear part. `--model nnue`
@@ -168,11 +175,18 @@ impl TrainArgs {
         {
             bail!("--psq-lr {lr} must be a number >= 0");
         }
+        if let Some(lr) = self.accumulator_lr
+            && !(lr >= 0.0 && lr.is_finite())
+        {
+            bail!("--accumulator-lr {lr} must be a number >= 0");
+        }
         if !(self.weight_decay >= 0.0 && self.weight_decay.is_finite()) {
             bail!("--weight-decay {} must be a number >= 0", self.weight_decay);
         }
-        if self.model == ModelKind::Linear && (self.psq_lr.is_some() || self.weight_decay != 0.0) {
-            bail!("--psq-lr and --weight-decay are the network's; they need --model nnue");
+        if self.model == ModelKind::Linear
+            && (self.psq_lr.is_some() || self.accumulator_lr.is_some() || self.weight_decay != 0.0)
+        {
+            bail!("--psq-lr, --accumulator-lr and --weight-decay are the network's; they need --model nnue");
         }
         Ok(())
     }
@@ -220,6 +234,7 @@ pub fn train(args: &TrainArgs) -> anyhow::Result<()> {
         checkpoint: checkpoint.clone(),
         factors: args.factorise.into(),
         psq_learning_rate: args.psq_lr,
+        accumulator_learning_rate: args.accumulator_lr,
         weight_decay: args.weight_decay,
         ..TrainConfig::default()
     };
@@ -420,8 +435,9 @@ fn fit<M: Model>(
     let held = trainer.validation().len();
     let network_settings = match args.model {
         ModelKind::Nnue => format!(
-            ", psq lr {}, weight decay {}",
+            ", psq lr {}, accumulator lr {}, weight decay {}",
             args.psq_lr.unwrap_or(args.lr),
+            args.accumulator_lr.unwrap_or(args.lr),
             args.weight_decay
         ),
         ModelKind::Linear => String::new(),

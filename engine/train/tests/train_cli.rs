@@ -328,7 +328,10 @@ fn the_linear_model_trains_through_the_same_command_and_exports_its_file() {
         stdout.contains("starting the network from the linear model"),
         "{stdout}"
     );
-    assert!(stdout.contains("psq lr 0.0005, weight decay 0.01"), "{stdout}");
+    assert!(
+        stdout.contains("psq lr 0.0005, accumulator lr 0.003, weight decay 0.01"),
+        "{stdout}"
+    );
     let net_losses = validation_losses(&stdout);
     assert_eq!(net_losses.len(), 3, "{stdout}");
     assert_eq!(
