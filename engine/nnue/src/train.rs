@@ -531,9 +531,9 @@ pub struct TrainConfig {
     /// [`Model::ACCUMULATOR_TENSORS`] in the first epoch, decaying as
     /// `learning_rate` does; `None`: `learning_rate`. At zero the
     /// accumulator stays as it started, so a network loaded from its
-    /// integer file can fit its dense layers to the accumulator the
-    /// engine will really compute (the feature weights' rounding, a step
-    /// of 1/255, costs more than a fine-tuning round gains).
+    /// integer file fits its dense layers to the accumulator the engine
+    /// really computes. (Built to find where export loses a fine-tuning
+    /// round's gain: not there, but in the first dense layer's weights.)
     pub accumulator_learning_rate: Option<f32>,
     /// Decoupled (AdamW) weight decay of the model's
     /// [`Model::DECAYED_TENSORS`] (the network's accumulator and dense
