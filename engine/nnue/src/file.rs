@@ -1,7 +1,7 @@
 //! The integer network's file format: what `EvalFile` loads and what the
 //! trainer exports, and what is embedded in the engine.
 //!
-//! All numbers are little-endian. An 88-byte header, then the weights:
+//! All numbers are little-endian. A 92-byte header, then the weights:
 //!
 //! | offset | size | field |
 //! |---|---|---|
@@ -10,37 +10,44 @@
 //! | 12 | 4 | feature set version (changes with the feature definition) |
 //! | 16 | 4 | features per perspective (6,360) |
 //! | 20 | 12 | L1, L2, L3 |
-//! | 32 | 16 | QA, QB, QH, evaluation scale |
-//! | 48 | 8 | payload length in bytes |
-//! | 56 | 32 | SHA-256 of the payload |
-//! | 88 | .. | payload: w1 (i16, feature-major), b1 (i16), w2 (i16, output-major), b2 (i32), w3 (i16), b3 (i32), w4 (i16), b4 (i32), psq (i32, by feature) |
+//! | 32 | 20 | QA, QB, QW2, QH, evaluation scale |
+//! | 52 | 8 | payload length in bytes |
+//! | 60 | 32 | SHA-256 of the payload |
+//! | 92 | .. | payload: w1 (i16, feature-major), b1 (i16), w2 (i16, output-major), b2 (i32), w3 (i16), b3 (i32), w4 (i16), b4 (i32), psq (i32, by feature) |
 //!
-//! Version 2 added the psq weights (the linear skip term) at the payload's
-//! end; a version 1 file (the same payload without them) still loads, as
-//! a network whose psq weights are zero, which computes what it did.
+//! Earlier versions still load, as the network they computed:
+//! - Version 2 (an 88-byte header without QW2) held the first dense
+//!   layer's weights at QB and its bias at QA QB; they load multiplied by
+//!   QW2 / QB = 16, which changes no output (the layer's shift grew by the
+//!   same four bits), and a file whose weights do not fit i16 at the finer
+//!   scale is refused by name.
+//! - Version 1 is version 2 without the psq weights (the linear skip
+//!   term): it loads as a network whose psq weights are zero.
 //!
 //! Loading names what is wrong: magic, version, a dimension, the length,
-//! the hash, or a feature weight (or psq weight) outside the range that
-//! keeps the accumulator from overflowing. Saving writes a temporary file beside the
-//! target and renames it, so a crash leaves the old file or the new one.
+//! the hash, or a weight outside the range that keeps the sums from
+//! overflowing. Saving writes a temporary file beside the target and
+//! renames it, so a crash leaves the old file or the new one.
 
 use crate::LINEAR_CLIP;
 use crate::features::NUM_FEATURES;
-use crate::network::{EVAL_SCALE, L1, L2, L3, QA, QB, QH, QuantNetwork, W1_CLIP};
+use crate::network::{DENSE_CLIP, EVAL_SCALE, L1, L2, L3, QA, QB, QH, QW2, QuantNetwork, W1_CLIP};
 use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::path::Path;
 
 /// The first eight bytes of a network file.
 pub const MAGIC: [u8; 8] = *b"LEAPNNUE";
-/// The version of the layout above: 2 since the psq weights.
-pub const FORMAT_VERSION: u32 = 2;
-/// The previous version, without psq weights, which still loads.
+/// The version of the layout above: 3 since the first dense layer's own
+/// scale, QW2.
+pub const FORMAT_VERSION: u32 = 3;
+/// The version with the first dense layer at QB, which still loads.
+const FORMAT_VERSION_W2_AT_QB: u32 = 2;
+/// The version before the psq weights, which still loads.
 const FORMAT_VERSION_NO_PSQ: u32 = 1;
 /// The version of the feature definition in [`crate::features`]; bump it
 /// when a feature's meaning changes, even if the count does not.
 pub const FEATURE_SET_VERSION: u32 = 1;
-const HEADER_LEN: usize = 88;
 
 /// Why a network file could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -51,8 +58,13 @@ pub enum NetFileError {
     #[error("network file i/o: {0}")]
     Io(std::io::Error),
     /// Shorter than a header.
-    #[error("network file is {0} bytes long, shorter than its {HEADER_LEN}-byte header")]
-    TooShort(usize),
+    #[error("network file is {found} bytes long, shorter than its {header}-byte header")]
+    TooShort {
+        /// The file's length.
+        found: usize,
+        /// The header's.
+        header: usize,
+    },
     /// Not our file.
     #[error(
         "not a leaper network file: magic {found:?}, expected \"LEAPNNUE\" (a network) or \"LEAPLINR\" (a linear model)"
@@ -62,7 +74,7 @@ pub enum NetFileError {
         found: [u8; 8],
     },
     /// A format version this build does not read.
-    #[error("network file format version {found}; this build reads version {expected}")]
+    #[error("network file format version {found}; this build reads versions 1 to {expected}")]
     Version {
         /// In the file.
         found: u32,
@@ -98,7 +110,8 @@ pub enum NetFileError {
     /// A feature weight or bias outside the range that cannot overflow.
     #[error("network file {layer}[{index}] = {value} is outside +-{bound}")]
     WeightRange {
-        /// `w1`, `b1` or `psq`.
+        /// `w1`, `b1`, `psq`, or (in a file of an earlier version, at the
+        /// finer scale it loads at) `w2` or `b2`.
         layer: &'static str,
         /// Its index.
         index: usize,
@@ -144,6 +157,12 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 const W1_BOUND: i32 = W1_CLIP as i32 * QA;
 /// The largest psq weight an integer network may hold.
 const PSQ_BOUND: i32 = LINEAR_CLIP as i32 * EVAL_SCALE as i32;
+/// The largest first dense bias an integer network may hold: the clip at
+/// its scale, which keeps the layer's sum within i32.
+const B2_BOUND: i32 = DENSE_CLIP as i32 * QA * QW2;
+/// What a weight of the first dense layer in a file of version 2 or 1 is
+/// multiplied by to load at [`QW2`].
+const W2_RESCALE: i32 = QW2 / QB;
 
 impl QuantNetwork {
     /// The network as a file's bytes.
@@ -187,7 +206,10 @@ impl QuantNetwork {
         // length; any other version is checked against the current one
         // (and refused with it).
         let version = match bytes.get(8..12) {
-            Some(&[a, b, c, d]) if u32::from_le_bytes([a, b, c, d]) == FORMAT_VERSION_NO_PSQ => FORMAT_VERSION_NO_PSQ,
+            Some(&[a, b, c, d]) => match u32::from_le_bytes([a, b, c, d]) {
+                old @ (FORMAT_VERSION_NO_PSQ | FORMAT_VERSION_W2_AT_QB) => old,
+                _ => FORMAT_VERSION,
+            },
             _ => FORMAT_VERSION,
         };
         // A narrower file is read at its own width; any other width is
@@ -224,6 +246,9 @@ impl QuantNetwork {
             reader.i32s(&mut net.psq);
         }
         net.pack();
+        if version != FORMAT_VERSION {
+            rescale_first_dense(&mut net)?;
+        }
 
         for (layer, values) in [("w1", net.w1.as_flattened()), ("b1", &net.b1[..])] {
             if let Some((index, &value)) = values
@@ -252,6 +277,19 @@ impl QuantNetwork {
                 bound: PSQ_BOUND,
             });
         }
+        if let Some((index, &value)) = net
+            .b2
+            .iter()
+            .enumerate()
+            .find(|(_, v)| v.unsigned_abs() > B2_BOUND as u32)
+        {
+            return Err(NetFileError::WeightRange {
+                layer: "b2",
+                index,
+                value,
+                bound: B2_BOUND,
+            });
+        }
         Ok(net)
     }
 
@@ -274,10 +312,45 @@ impl QuantNetwork {
     }
 }
 
+/// Multiplies the first dense layer of a network read from a file of
+/// version 2 or 1 (weights at QB, bias at QA QB) by [`W2_RESCALE`], to
+/// this build's scales: the layer's sums grow by that factor and its
+/// shift by as many bits, so every output stays what it was.
+///
+/// # Errors
+/// [`NetFileError::WeightRange`] for the first weight (in the layer's
+/// rows, output-major) that does not fit i16 at the finer scale, or bias
+/// beyond [`B2_BOUND`].
+fn rescale_first_dense(net: &mut QuantNetwork) -> Result<(), NetFileError> {
+    let bound = i32::from(i16::MAX) / W2_RESCALE;
+    for (index, w) in net.w2.as_flattened_mut().iter_mut().enumerate() {
+        let scaled = i32::from(*w) * W2_RESCALE;
+        *w = i16::try_from(scaled).map_err(|_| NetFileError::WeightRange {
+            layer: "w2",
+            index,
+            value: (*w).into(),
+            bound,
+        })?;
+    }
+    for (index, b) in net.b2.iter_mut().enumerate() {
+        *b = b
+            .checked_mul(W2_RESCALE)
+            .filter(|v| v.unsigned_abs() <= B2_BOUND as u32)
+            .ok_or(NetFileError::WeightRange {
+                layer: "b2",
+                index,
+                value: *b,
+                bound: B2_BOUND / W2_RESCALE,
+            })?;
+    }
+    Ok(())
+}
+
 /// The header's u32 fields after the magic, in order, with their names,
-/// for a file of format `version` and accumulator width `l1`.
-fn header_values(version: u32, l1: usize) -> [(&'static str, u32); 10] {
-    [
+/// for a file of format `version` and accumulator width `l1`: QW2 is
+/// there from version 3 on.
+fn header_values(version: u32, l1: usize) -> Vec<(&'static str, u32)> {
+    let mut fields = vec![
         ("format version", version),
         ("feature set version", FEATURE_SET_VERSION),
         ("features", NUM_FEATURES as u32),
@@ -286,9 +359,12 @@ fn header_values(version: u32, l1: usize) -> [(&'static str, u32); 10] {
         ("L3", L3 as u32),
         ("QA", QA as u32),
         ("QB", QB as u32),
-        ("QH", QH as u32),
-        ("evaluation scale", EVAL_SCALE as u32),
-    ]
+    ];
+    if version >= FORMAT_VERSION {
+        fields.push(("QW2", QW2 as u32));
+    }
+    fields.extend([("QH", QH as u32), ("evaluation scale", EVAL_SCALE as u32)]);
+    fields
 }
 
 /// A file's frame around its payload: the magic, the header's u32 fields
@@ -324,7 +400,10 @@ pub(crate) fn read_frame<'a>(
     let len_at = 8 + 4 * header.len();
     let hash_at = len_at + 8;
     if bytes.len() < header_len {
-        return Err(NetFileError::TooShort(bytes.len()));
+        return Err(NetFileError::TooShort {
+            found: bytes.len(),
+            header: header_len,
+        });
     }
     let u32_at = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
     let mut found_magic = [0u8; 8];

@@ -31,6 +31,6 @@ pub use features::{
 pub use file::{FEATURE_SET_VERSION, FORMAT_VERSION, MAGIC, NetFileError};
 pub use linear::{EvalModel, LINEAR_CLIP, LINEAR_FORMAT_VERSION, LINEAR_MAGIC, LinearNet};
 pub use network::{
-    Activations, DENSE_CLIP, EVAL_SCALE, FloatNetwork, HalfAccumulator, L1, L2, L3, PSQ_COLUMN, QA, QB, QH,
-    QuantNetwork, W1_CLIP, W1_ROW,
+    Activations, DENSE_CLIP, EVAL_SCALE, FloatNetwork, HalfAccumulator, L1, L2, L3, PSQ_COLUMN, QA, QB, QH, QW2,
+    QuantNetwork, W1_CLIP, W1_ROW, W2_CLIP,
 };

@@ -20,18 +20,25 @@
 //! beside the accumulator.
 //!
 //! Quantization: the accumulator holds i16 at scale [`QA`] (1.0 = 255), so
-//! its clipped ReLU is a clamp to 0..=255. Dense weights are i16 at scale
-//! [`QB`] (1.0 = 512) and sums i32; the two hidden layers' activations are
+//! its clipped ReLU is a clamp to 0..=255. The first dense layer's weights
+//! are i16 at scale [`QW2`] (1.0 = 8,192), the other dense weights at
+//! [`QB`] (1.0 = 512), and sums i32; the two hidden layers' activations are
 //! i16 at the finer scale [`QH`] (1.0 = 2,040 = 8 QA, reached by a rounded
 //! shift), because their rounding, multiplied by the output weights, is
-//! what the integer output loses most by. i16 x i16 -> i32 is the product
-//! the x86-64 baseline (SSE2 `pmaddwd`) multiplies eight at a time, and it
-//! is what the auto-vectoriser finds. The output is scaled to
-//! [`EVAL_SCALE`] per logit unit. Float weights are clipped to [`W1_CLIP`]
-//! and [`DENSE_CLIP`], so that no integer overflows: 32 active features and
-//! the bias stay within i16 (33 x 510 < 32,767), and a dense sum with its
-//! bias within i32 (2 L1 <= 256 inputs: 256 x 255 x 32,256 + 63 x 255 x 512 < 2^31; the output
-//! adds its bias in i64). The psq weights are clipped to
+//! what the integer output loses most by. The first dense layer has its own
+//! finer scale because its weights are small (RMS 0.045, the largest 0.20
+//! in the networks of rounds eleven and twelve): at 1/512 a step was 4% of
+//! a typical weight, and rounding them alone cost a fine-tuned network as
+//! much validation loss as its round had gained (0.58149 to 0.58170).
+//! i16 x i16 -> i32 is the product the x86-64 baseline (SSE2 `pmaddwd`)
+//! multiplies eight at a time, and it is what the auto-vectoriser finds.
+//! The output is scaled to [`EVAL_SCALE`] per logit unit. Float weights
+//! are clipped to [`W1_CLIP`], [`W2_CLIP`] and [`DENSE_CLIP`], so that no
+//! integer overflows: 32 active features and the bias stay within i16
+//! (33 x 510 < 32,767); the first dense sum with its bias within i32
+//! (2 L1 = 128 inputs: 128 x 255 x 32,767 + 63 x 255 x 8,192 < 2^31), and
+//! the second's too (L2 = 16 inputs: 16 x 2,040 x 32,256 + 63 x 2,040 x
+//! 512 < 2^31); the output adds its bias in i64. The psq weights are clipped to
 //! [`crate::LINEAR_CLIP`] as the linear model's, so a psq sum of 32
 //! features stays far inside i32 (32 x 80,000).
 
@@ -63,10 +70,13 @@ pub(crate) const L1X2: usize = 2 * L1;
 pub const QA: i32 = 255;
 /// The integer that stands for 1.0 in a dense weight.
 pub const QB: i32 = 512;
+/// The integer that stands for 1.0 in a weight of the first dense layer:
+/// 16 times finer than [`QB`] (see the module's note on quantization).
+pub const QW2: i32 = 16 * QB;
 /// The integer that stands for 1.0 in the hidden layers' activations.
 pub const QH: i32 = 8 * QA;
-/// From a first dense layer's sum (scale QA QB) to scale QH.
-const SHIFT_L2: u32 = 6;
+/// From a first dense layer's sum (scale QA QW2) to scale QH.
+const SHIFT_L2: u32 = 10;
 /// From a second dense layer's sum (scale QH QB) to scale QH.
 const SHIFT_L3: u32 = 9;
 /// The evaluation's unit: 10,000 per logit unit of the side to move's
@@ -74,8 +84,13 @@ const SHIFT_L3: u32 = 9;
 pub const EVAL_SCALE: i64 = 10_000;
 /// The bound of the feature weights and accumulator biases.
 pub const W1_CLIP: f32 = 2.0;
-/// The bound of the dense weights and biases.
+/// The bound of the dense weights and biases, except the first dense
+/// layer's weights.
 pub const DENSE_CLIP: f32 = 63.0;
+/// The bound of the first dense layer's weights: what i16 holds at
+/// [`QW2`] (32,767 / 8,192 = 3.9999), twenty times the largest a trained
+/// network has had.
+pub const W2_CLIP: f32 = 3.99;
 
 /// The network in floating point: what the trainer changes, and the
 /// reference of what the integer network approximates. Matrices are
@@ -209,7 +224,8 @@ impl FloatNetwork {
             }
         }
         clamp(&mut self.b1, W1_CLIP);
-        for v in [&mut self.w2, &mut self.b2, &mut self.w3, &mut self.b3, &mut self.w4] {
+        clamp(&mut self.w2, W2_CLIP);
+        for v in [&mut self.b2, &mut self.w3, &mut self.b3, &mut self.w4] {
             clamp(v, DENSE_CLIP);
         }
         self.b4 = self.b4.clamp(-DENSE_CLIP, DENSE_CLIP);
@@ -287,9 +303,9 @@ impl FloatNetwork {
         }
         for o in 0..L2 {
             for i in 0..L1X2 {
-                net.w2[o][i] = q16(self.w2[o * L1X2 + i], DENSE_CLIP, QB);
+                net.w2[o][i] = q16(self.w2[o * L1X2 + i], W2_CLIP, QW2);
             }
-            net.b2[o] = q32(self.b2[o], QA * QB);
+            net.b2[o] = q32(self.b2[o], QA * QW2);
         }
         for o in 0..L3 {
             for i in 0..L2 {
@@ -323,7 +339,11 @@ pub struct Activations {
     pub out: f32,
 }
 
-const _: () = assert!((QA * QB) >> SHIFT_L2 == QH && QB >> SHIFT_L3 == 1 && L1X2 <= 256);
+const _: () = assert!((QA * QW2) >> SHIFT_L2 == QH && QB >> SHIFT_L3 == 1);
+// The bound on the first dense sum in the module's note: every input at
+// QA, every weight at i16's largest, the bias at its clip.
+const _: () =
+    assert!(L1X2 as i64 * QA as i64 * i16::MAX as i64 + DENSE_CLIP as i64 * QA as i64 * QW2 as i64 <= i32::MAX as i64);
 
 /// The network in integers, as the engine evaluates it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -361,8 +381,8 @@ impl HalfAccumulator {
     pub const ZERO: HalfAccumulator = HalfAccumulator { acc: [0; L1], psq: 0 };
 }
 
-/// One dense layer with clipped ReLU: i16 inputs, weights at scale QB,
-/// i32 sums, outputs shifted (rounding) to scale QH and clamped to 0..=QH.
+/// One dense layer with clipped ReLU: i16 inputs, i16 weights (at scale
+/// QW2 in the first dense layer), i32 sums, outputs shifted (rounding) to scale QH and clamped to 0..=QH.
 #[inline]
 fn dense_crelu<const I: usize, const O: usize, const SHIFT: u32>(
     input: &[i16; I],
@@ -567,9 +587,9 @@ impl QuantNetwork {
         }
         for o in 0..L2 {
             for i in 0..L1X2 {
-                net.w2[o * L1X2 + i] = f32::from(self.w2[o][i]) / QB as f32;
+                net.w2[o * L1X2 + i] = f32::from(self.w2[o][i]) / QW2 as f32;
             }
-            net.b2[o] = (f64::from(self.b2[o]) / f64::from(QA * QB)) as f32;
+            net.b2[o] = (f64::from(self.b2[o]) / f64::from(QA * QW2)) as f32;
         }
         for o in 0..L3 {
             for i in 0..L2 {

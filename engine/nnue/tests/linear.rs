@@ -104,7 +104,7 @@ fn linear_model_files_round_trip_and_damage_is_named() {
     let err = LinearNet::from_bytes(&bytes[..bytes.len() - 4]).expect_err("short");
     assert!(matches!(err, NetFileError::Length { .. }), "{err}");
     let err = LinearNet::from_bytes(&bytes[..10]).expect_err("shorter than a header");
-    assert!(matches!(err, NetFileError::TooShort(10)), "{err}");
+    assert!(matches!(err, NetFileError::TooShort { found: 10, .. }), "{err}");
     // A network file is not a linear model, and says so.
     let other = leaper_nnue::QuantNetwork::zeros().to_bytes();
     let err = LinearNet::from_bytes(&other).expect_err("a network");
