@@ -194,11 +194,18 @@ impl EvalModel {
     /// # Errors
     /// The file system's error or what the file's kind finds wrong.
     pub fn load(path: &Path) -> Result<EvalModel, NetFileError> {
-        let bytes = std::fs::read(path)?;
+        EvalModel::from_bytes(&std::fs::read(path)?)
+    }
+
+    /// Reads either kind of file's bytes, by the magic.
+    ///
+    /// # Errors
+    /// What the file's kind finds wrong.
+    pub fn from_bytes(bytes: &[u8]) -> Result<EvalModel, NetFileError> {
         if bytes.starts_with(&LINEAR_MAGIC) {
-            LinearNet::from_bytes(&bytes).map(EvalModel::Linear)
+            LinearNet::from_bytes(bytes).map(EvalModel::Linear)
         } else {
-            crate::QuantNetwork::from_bytes(&bytes).map(|net| EvalModel::Network(Box::new(net)))
+            crate::QuantNetwork::from_bytes(bytes).map(|net| EvalModel::Network(Box::new(net)))
         }
     }
 }

@@ -135,7 +135,7 @@ fn check_settings(output: &Path, settings: &Settings) -> anyhow::Result<()> {
 pub fn datagen(args: &DatagenArgs) -> anyhow::Result<()> {
     args.settings.check().map_err(anyhow::Error::msg)?;
     let mut settings = args.settings.clone();
-    settings.hash_eval_file().map_err(anyhow::Error::msg)?;
+    let eval = settings.load_evaluator().map_err(anyhow::Error::msg)?;
     if let Some(dir) = args.output.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
@@ -174,6 +174,7 @@ pub fn datagen(args: &DatagenArgs) -> anyhow::Result<()> {
     bar.enable_steady_tick(Duration::from_millis(500));
     let report = generate(
         &settings,
+        &eval,
         args.threads as usize,
         args.chunk_records as usize,
         &mut writer,

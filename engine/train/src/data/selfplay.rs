@@ -87,7 +87,7 @@ pub struct Settings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eval_file: Option<std::path::PathBuf>,
     /// The SHA-256 of `eval_file`'s content (hex), filled in by
-    /// [`Settings::hash_eval_file`].
+    /// [`Settings::load_evaluator`].
     #[arg(skip)]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eval_file_sha256: Option<String>,
@@ -139,47 +139,41 @@ impl Settings {
         if self.hash_mb == 0 {
             return Err("--hash-mb must be at least 1".into());
         }
-        self.evaluator().map(|_| ())
+        self.eval_kind().map(|_| ())
     }
 
-    /// Reads `eval_file` (if any) and records its content's SHA-256 in
-    /// `eval_file_sha256`, so that the settings name the file's content and
-    /// not only its path.
-    ///
-    /// # Errors
-    /// A message naming the file when it cannot be read.
-    pub fn hash_eval_file(&mut self) -> Result<(), String> {
-        use sha2::Digest;
-        self.eval_file_sha256 = match &self.eval_file {
-            Some(path) => {
-                let bytes = std::fs::read(path).map_err(|e| format!("--eval-file {}: {e}", path.display()))?;
-                let digest = sha2::Sha256::digest(&bytes);
-                Some(digest.iter().map(|b| format!("{b:02x}")).collect())
-            }
-            None => None,
-        };
-        Ok(())
-    }
-
-    /// The evaluation the games are played and scored with: the kind
-    /// `eval` names, with `eval_file`'s model when one is given.
-    ///
-    /// # Errors
-    /// A message when the kind is unknown, the file cannot be loaded, or
-    /// it holds a model the kind does not evaluate with.
-    pub fn evaluator(&self) -> Result<Eval, String> {
-        let kind = EvalKind::from_name(&self.eval).ok_or_else(|| {
+    /// The evaluation kind `eval` names.
+    fn eval_kind(&self) -> Result<EvalKind, String> {
+        EvalKind::from_name(&self.eval).ok_or_else(|| {
             format!(
                 "unknown evaluation '{}' (one of {})",
                 self.eval,
                 super::engine::eval_names().join(", ")
             )
-        })?;
+        })
+    }
+
+    /// The evaluation the games are played and scored with: the kind
+    /// `eval` names, with `eval_file`'s model when one is given. The file
+    /// is read once: its content's SHA-256 goes into `eval_file_sha256`
+    /// (so that the settings name the content and not only the path) and
+    /// the same bytes are loaded, so the hash is that of the model played.
+    ///
+    /// # Errors
+    /// A message when the kind is unknown, the file cannot be read or
+    /// loaded, or it holds a model the kind does not evaluate with.
+    pub fn load_evaluator(&mut self) -> Result<Eval, String> {
+        use sha2::Digest;
+        let kind = self.eval_kind()?;
         let eval = Eval::new(kind);
         let Some(path) = &self.eval_file else {
+            self.eval_file_sha256 = None;
             return Ok(eval);
         };
-        let model = EvalModel::load(path).map_err(|e| format!("--eval-file {}: {e}", path.display()))?;
+        let bytes = std::fs::read(path).map_err(|e| format!("--eval-file {}: {e}", path.display()))?;
+        let model = EvalModel::from_bytes(&bytes).map_err(|e| format!("--eval-file {}: {e}", path.display()))?;
+        let digest = sha2::Sha256::digest(&bytes);
+        self.eval_file_sha256 = Some(digest.iter().map(|b| format!("{b:02x}")).collect());
         let (eval, served) = eval.with_model(model);
         if served != kind {
             return Err(format!(
@@ -495,16 +489,18 @@ pub enum GenError {
     Games(String),
 }
 
-/// Plays games from index `first_game` on `threads` threads and appends
-/// their records to `writer`, `chunk_records` or more at a time (whole
-/// games per chunk), until the file holds `target` records. Games are
-/// written in index order. `on_progress` is called after every game.
+/// Plays games from index `first_game` on `threads` threads with `eval`
+/// (from [`Settings::load_evaluator`]) and appends their records to
+/// `writer`, `chunk_records` or more at a time (whole games per chunk),
+/// until the file holds `target` records. Games are written in index
+/// order. `on_progress` is called after every game.
 ///
 /// # Errors
 /// [`GenError`] when the file cannot be written or an engine made.
 #[allow(clippy::too_many_arguments)]
 pub fn generate(
     settings: &Settings,
+    eval: &Eval,
     threads: usize,
     chunk_records: usize,
     writer: &mut Writer,
@@ -527,18 +523,17 @@ pub fn generate(
         None => None,
     };
     let recorded = recorded.as_deref();
-    // One evaluator, loaded once; each worker searches with its own copy
-    // (the weights are shared).
-    let eval = settings.evaluator();
+    // Each worker searches with its own copy of the evaluator (the
+    // weights are shared).
     let next = AtomicU64::new(first_game);
     let stop = AtomicBool::new(false);
     let (tx, rx) = crossbeam_channel::unbounded::<Result<GameRecords, String>>();
     let result = std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             let tx = tx.clone();
-            let (next, stop, book, eval) = (&next, &stop, &book, &eval);
+            let (next, stop, book) = (&next, &stop, &book);
             scope.spawn(move || {
-                let engine = eval.clone().and_then(|eval| Engine::new(eval, settings.hash_mb));
+                let engine = Engine::new(eval.clone(), settings.hash_mb);
                 let mut engine = match engine {
                     Ok(e) => e,
                     Err(e) => {
