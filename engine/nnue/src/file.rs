@@ -250,46 +250,10 @@ impl QuantNetwork {
             rescale_first_dense(&mut net)?;
         }
 
-        for (layer, values) in [("w1", net.w1.as_flattened()), ("b1", &net.b1[..])] {
-            if let Some((index, &value)) = values
-                .iter()
-                .enumerate()
-                .find(|(_, v)| i32::from(v.unsigned_abs()) > W1_BOUND)
-            {
-                return Err(NetFileError::WeightRange {
-                    layer,
-                    index,
-                    value: value.into(),
-                    bound: W1_BOUND,
-                });
-            }
-        }
-        if let Some((index, &value)) = net
-            .psq
-            .iter()
-            .enumerate()
-            .find(|(_, v)| v.unsigned_abs() > PSQ_BOUND as u32)
-        {
-            return Err(NetFileError::WeightRange {
-                layer: "psq",
-                index,
-                value,
-                bound: PSQ_BOUND,
-            });
-        }
-        if let Some((index, &value)) = net
-            .b2
-            .iter()
-            .enumerate()
-            .find(|(_, v)| v.unsigned_abs() > B2_BOUND as u32)
-        {
-            return Err(NetFileError::WeightRange {
-                layer: "b2",
-                index,
-                value,
-                bound: B2_BOUND,
-            });
-        }
+        check_range("w1", net.w1.as_flattened().iter().map(|&v| v.into()), W1_BOUND)?;
+        check_range("b1", net.b1.iter().map(|&v| v.into()), W1_BOUND)?;
+        check_range("psq", net.psq.iter().copied(), PSQ_BOUND)?;
+        check_range("b2", net.b2.iter().copied(), B2_BOUND)?;
         Ok(net)
     }
 
@@ -309,6 +273,22 @@ impl QuantNetwork {
     /// The file system's error or what [`QuantNetwork::from_bytes`] finds.
     pub fn load(path: &Path) -> Result<QuantNetwork, NetFileError> {
         QuantNetwork::from_bytes(&std::fs::read(path)?)
+    }
+}
+
+/// The first of a layer's `values` beyond +-`bound`, as an error.
+fn check_range(layer: &'static str, values: impl Iterator<Item = i32>, bound: i32) -> Result<(), NetFileError> {
+    match values
+        .enumerate()
+        .find(|(_, v)| v.unsigned_abs() > bound.unsigned_abs())
+    {
+        Some((index, value)) => Err(NetFileError::WeightRange {
+            layer,
+            index,
+            value,
+            bound,
+        }),
+        None => Ok(()),
     }
 }
 

@@ -420,12 +420,23 @@ fn damaged_network_files_are_rejected_with_the_reason() {
 
     // A weight beyond its bound, under a valid hash: a feature weight
     // beyond what keeps the accumulator within i16 (feature 0's entry 7),
-    // and a psq weight beyond the linear model's clip (the last i32 of the
+    // a first dense bias beyond what keeps its sum within i32 (the
+    // second), and a psq weight beyond the linear model's clip (the last i32 of the
     // payload is the last feature's).
     let psq_at = good.len() - 4;
     let w1_bound = leaper_nnue::W1_CLIP as i32 * QA;
+    let b2_at = HEADER + 2 * (NUM_FEATURES * L1 + L1 + L2 * 2 * L1);
+    let b2_bound = 63 * QA * QW2;
     let cases = [
         (HEADER + 2 * 7, 9000i16.to_le_bytes().to_vec(), "w1", 7, 9000, w1_bound),
+        (
+            b2_at + 4,
+            (-b2_bound - 1).to_le_bytes().to_vec(),
+            "b2",
+            1,
+            -b2_bound - 1,
+            b2_bound,
+        ),
         (
             psq_at,
             (-90_000i32).to_le_bytes().to_vec(),
