@@ -202,7 +202,7 @@ impl QuantNetwork {
     /// # Errors
     /// A [`NetFileError`] naming the first thing that is wrong.
     pub fn from_bytes(bytes: &[u8]) -> Result<QuantNetwork, NetFileError> {
-        // A file of the previous version is read with its own header and
+        // A file of an earlier version (1 or 2) is read with its own header and
         // length; any other version is checked against the current one
         // (and refused with it).
         let version = match bytes.get(8..12) {
