@@ -532,8 +532,10 @@ pub struct TrainConfig {
     /// `learning_rate` does; `None`: `learning_rate`. At zero the
     /// accumulator stays as it started, so a network loaded from its
     /// integer file fits its dense layers to the accumulator the engine
-    /// really computes. (Built to find where export loses a fine-tuning
-    /// round's gain: not there, but in the first dense layer's weights.)
+    /// really computes, and its export loses nothing: since the first
+    /// dense layer's finer scale (format 3) the accumulator's rounding is
+    /// what export costs, and a short round at zero after a normal one
+    /// wins it back (engine/train/README.md, round thirteen).
     pub accumulator_learning_rate: Option<f32>,
     /// Decoupled (AdamW) weight decay of the model's
     /// [`Model::DECAYED_TENSORS`] (the network's accumulator and dense
