@@ -577,7 +577,7 @@ fn a_version_2_network_file_loads_at_the_finer_first_layer_scale() {
 
 /// The networks the engine ships load, save as this version and load
 /// again as the same network, evaluating every position alike. Those of
-/// format version 2 (leaper.nnue, r8d) give back their own bytes
+/// format version 2 (r8d, shipped until the eighteenth session) give back their own bytes
 /// when written in version 2 again: the finer scale changed how they are
 /// stored, not what they compute. Those of this version save unchanged.
 #[test]
