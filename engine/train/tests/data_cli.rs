@@ -280,7 +280,7 @@ fn network_file(name: &str) -> std::path::PathBuf {
 
 /// `--eval-file` plays and scores with the file's network: the embedded
 /// network's own file gives the very file the default does, another
-/// network other games; the settings keep the file's SHA-256, so a resume
+/// network (the shipped one trained a step) other games; the settings keep the file's SHA-256, so a resume
 /// with other content under the same path is refused, and a file the
 /// evaluation kind cannot use or cannot read is refused by name.
 #[test]
@@ -302,9 +302,21 @@ fn datagen_plays_with_an_eval_file_and_binds_its_content() {
         std::fs::read(&same).unwrap(),
         "the embedded network's file plays the same games"
     );
-    // The candidate under a path of the test's own, to change it later.
+    // Another network, under a path of the test's own to change it later:
+    // the shipped one trained a step on these games (the repository's
+    // candidate may be the shipped network itself).
     let net = dir.path().join("net.nnue");
-    std::fs::copy(network_file("candidate.nnue"), &net).unwrap();
+    let mut train = Command::new(BIN);
+    train.args(["train", "--model", "nnue", "--data", plain.to_str().unwrap()]);
+    train.args(["--init", shipped.to_str().unwrap(), "--epochs", "1", "--lr", "0.01"]);
+    train.args(["--export", "last", "--val-fraction", "0.2", "--threads", "1"]);
+    train.args(["--out", net.to_str().unwrap()]);
+    ok(train);
+    assert_ne!(
+        std::fs::read(&net).unwrap(),
+        std::fs::read(&shipped).unwrap(),
+        "a step moves the network"
+    );
     let mut args = common.to_vec();
     args.extend(["--eval-file", net.to_str().unwrap()]);
     ok(datagen(&other, &args));
