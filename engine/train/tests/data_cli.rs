@@ -280,9 +280,10 @@ fn network_file(name: &str) -> std::path::PathBuf {
 
 /// `--eval-file` plays and scores with the file's network: the embedded
 /// network's own file gives the very file the default does, another
-/// network (the shipped one trained a step) other games; the settings keep the file's SHA-256, so a resume
-/// with other content under the same path is refused, and a file the
-/// evaluation kind cannot use or cannot read is refused by name.
+/// network (the shipped one trained a step) other games; the settings keep
+/// the file's SHA-256, so a resume with other content under the same path
+/// is refused, and a file the evaluation kind cannot use or cannot read is
+/// refused by name.
 #[test]
 fn datagen_plays_with_an_eval_file_and_binds_its_content() {
     let dir = tempfile::tempdir().unwrap();
