@@ -233,6 +233,7 @@ tunables! {
     lmp_scale: i32 = 6, 0, 100, 1.0, 0.002, "moves per ply^2: the depth-dependent part of the late-move pruning count";
     optimism: i32 = 500, 0, 5000, 100.0, 0.002, "1/10000 logit: a repeated position scores this below a draw for the engine's own side (above for the other)";
     time_move_decay_permille: i32 = 30, 0, 300, 10.0, 0.002, "1/1000: geometric allocation, each move gets this much less time than the one before";
+    time_horizon_ply: i32 = 102, 20, 102, 4.0, 0.002, "plies: the clock is shared as if the game ended here (never over fewer than 8 own moves); 102 plans for the full game, less spends the time that games decided earlier leave over";
     time_inc_permille: i32 = 750, 0, 1000, 50.0, 0.002, "1/1000: share of the increment added to each move's base time";
     time_soft_permille: i32 = 1000, 100, 5000, 80.0, 0.002, "1/1000: soft limit (target) as a multiple of the base time per move";
     time_next_iter_permille: i32 = 550, 50, 1000, 50.0, 0.002, "1/1000: share of the soft limit after which no new iteration starts";

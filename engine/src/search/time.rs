@@ -7,7 +7,8 @@
 //! many moves it has left before ply 102, so `movestogo` is optional. The
 //! time left is shared out geometrically: each move gets
 //! `TimeMoveDecayPermille` less than the one before, so the early
-//! middlegame, where games are decided, gets the most. When the best score
+//! middlegame, where games are decided, gets the most; `TimeHorizonPly`
+//! shares it as if the game ended earlier, since most games do. When the best score
 //! drops during a search, panic mode stretches the soft limit (never the
 //! hard one). Every fraction comes from [`Params`] in permill;
 //! `MoveOverhead` is kept back on every move for the time the GUI and the
@@ -65,6 +66,21 @@ pub const fn own_moves_left(ply: u32) -> u32 {
     left.div_ceil(2)
 }
 
+/// The fewest own moves the clock is ever shared over while more remain:
+/// past the horizon each move still gets at most about an eighth of what is left.
+const MIN_PLANNED_MOVES: u32 = 8;
+
+/// The own moves the time left is shared over at `ply`: those left before
+/// the horizon ply (`TimeHorizonPly`), at least [`MIN_PLANNED_MOVES`],
+/// never more than the `moves` that really remain. Most games end well
+/// before ply 102 (lost and won ones, against Wazir Drop around ply 68), so
+/// planning for all 102 plies leaves time on the clock at the end.
+fn planned_moves(moves: u32, ply: u32, horizon_ply: i32) -> u32 {
+    let horizon = u32::try_from(horizon_ply).unwrap_or(0).min(MAX_PLY);
+    let before_horizon = horizon.saturating_sub(ply).div_ceil(2);
+    before_horizon.max(MIN_PLANNED_MOVES).min(moves).max(1)
+}
+
 impl Budget {
     /// A fixed time per move (`go movetime`): all of it, less the overhead.
     pub fn fixed(movetime: Duration, overhead: Duration) -> Budget {
@@ -107,7 +123,10 @@ impl Budget {
         } else {
             Duration::ZERO
         };
-        let share = geometric_share(mtg, params.time_move_decay_permille);
+        let share = geometric_share(
+            planned_moves(mtg, ply, params.time_horizon_ply),
+            params.time_move_decay_permille,
+        );
         let base = available.mul_f64(share.clamp(0.0, 1.0)).saturating_add(inc);
         let soft = permille(base, params.time_soft_permille);
         let hard = permille(soft, params.time_hard_permille).min(permille(available, params.time_max_permille));
@@ -149,7 +168,17 @@ mod tests {
     /// the overhead; returns the time left at the end, or the ply at which
     /// the flag fell.
     fn simulate(time: Duration, inc: Duration, red: bool, spend: fn(&Budget) -> Duration) -> Result<Duration, u32> {
-        let params = Params::default();
+        simulate_with(&Params::default(), time, inc, red, spend)
+    }
+
+    /// [`simulate`] with other tunables.
+    fn simulate_with(
+        params: &Params,
+        time: Duration,
+        inc: Duration,
+        red: bool,
+        spend: fn(&Budget) -> Duration,
+    ) -> Result<Duration, u32> {
         let overhead = Duration::from_millis(10);
         let mut left = time;
         let mut ply = if red { 2 } else { 3 };
@@ -159,7 +188,7 @@ mod tests {
                 inc,
                 movestogo: None,
             };
-            let budget = Budget::for_clock(&clock, ply, overhead, &params);
+            let budget = Budget::for_clock(&clock, ply, overhead, params);
             assert!(budget.next_iteration <= budget.soft && budget.soft <= budget.hard);
             let used = spend(&budget) + overhead;
             if used >= left {
@@ -181,6 +210,35 @@ mod tests {
                 let typical = simulate(time, inc, red, |b| b.soft).unwrap_or_default();
                 // Time is spent, not hoarded: at most a fifth is left over.
                 assert!(typical < time / 5 + inc * 10, "{time:?}+{inc:?}: {typical:?} left");
+            }
+        }
+    }
+
+    #[test]
+    fn a_short_horizon_moves_time_forward_and_still_lasts_the_game() {
+        assert_eq!(planned_moves(50, 2, 102), 50);
+        assert_eq!(planned_moves(50, 2, 80), 39);
+        assert_eq!(planned_moves(12, 78, 80), MIN_PLANNED_MOVES);
+        assert_eq!(planned_moves(3, 96, 80), 3);
+        assert_eq!(planned_moves(5, 2, 102), 5, "movestogo is never exceeded");
+        let mut short = Params::default();
+        short.time_horizon_ply = 80;
+        let clock = Clock {
+            time: Duration::from_millis(4_000),
+            inc: Duration::ZERO,
+            movestogo: None,
+        };
+        let plan = |params: &Params, ply| Budget::for_clock(&clock, ply, Duration::from_millis(10), params).soft;
+        // The same clock at ply 40: more now when the game is planned to
+        // end at ply 80, the same once the horizon's floor and the real
+        // moves left agree.
+        assert!(plan(&short, 40) > plan(&Params::default(), 40));
+        assert_eq!(plan(&short, 90), plan(&Params::default(), 90));
+        for (time, inc) in [(5_000, 0), (30_000, 0), (1_000, 10)] {
+            let (time, inc) = (Duration::from_millis(time), Duration::from_millis(inc));
+            for red in [true, false] {
+                let left = simulate_with(&short, time, inc, red, |b| b.hard);
+                assert!(left.is_ok(), "{time:?}+{inc:?} red {red}: flag at ply {:?}", left.err());
             }
         }
     }
