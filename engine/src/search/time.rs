@@ -221,8 +221,10 @@ mod tests {
         assert_eq!(planned_moves(12, 78, 80), MIN_PLANNED_MOVES);
         assert_eq!(planned_moves(3, 96, 80), 3);
         assert_eq!(planned_moves(5, 2, 102), 5, "movestogo is never exceeded");
-        let mut short = Params::default();
-        short.time_horizon_ply = 80;
+        let short = Params {
+            time_horizon_ply: 80,
+            ..Params::default()
+        };
         let clock = Clock {
             time: Duration::from_millis(4_000),
             inc: Duration::ZERO,
