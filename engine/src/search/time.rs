@@ -8,9 +8,9 @@
 //! time left is shared out geometrically: each move gets
 //! `TimeMoveDecayPermille` less than the one before, so the early
 //! middlegame, where games are decided, gets the most; `TimeHorizonPly`
-//! shares it as if the game ended earlier, since most games do. When the best score
-//! drops during a search, panic mode stretches the soft limit (never the
-//! hard one). Every fraction comes from [`Params`] in permill;
+//! shares it as if the game ended earlier, since most games do. When the
+//! best score drops during a search, panic mode stretches the soft limit
+//! (never the hard one). Every fraction comes from [`Params`] in permill;
 //! `MoveOverhead` is kept back on every move for the time the GUI and the
 //! pipes take.
 
