@@ -67,7 +67,8 @@ pub const fn own_moves_left(ply: u32) -> u32 {
 }
 
 /// The fewest own moves the clock is ever shared over while more remain:
-/// past the horizon each move still gets at most about an eighth of what is left.
+/// past the horizon a move gets about a seventh of what is left (at the
+/// default decay), not all of it.
 const MIN_PLANNED_MOVES: u32 = 8;
 
 /// The own moves the time left is shared over at `ply`: those left before
@@ -78,7 +79,7 @@ const MIN_PLANNED_MOVES: u32 = 8;
 fn planned_moves(moves: u32, ply: u32, horizon_ply: i32) -> u32 {
     let horizon = u32::try_from(horizon_ply).unwrap_or(0).min(MAX_PLY);
     let before_horizon = horizon.saturating_sub(ply).div_ceil(2);
-    before_horizon.max(MIN_PLANNED_MOVES).min(moves).max(1)
+    before_horizon.max(MIN_PLANNED_MOVES).min(moves)
 }
 
 impl Budget {
