@@ -32,6 +32,10 @@
 //! much validation loss as its round had gained (0.58149 to 0.58170).
 //! i16 x i16 -> i32 is the product the x86-64 baseline (SSE2 `pmaddwd`)
 //! multiplies eight at a time, and it is what the auto-vectoriser finds.
+//! The two hot paths, the dense layers and the accumulator update, are
+//! compiled twice, for that baseline and for AVX2, and the `multiversion`
+//! crate picks one when first called: the binary runs on any x86-64, and
+//! a test holds the version the CPU runs to the plain arithmetic.
 //! The output is scaled to [`EVAL_SCALE`] per logit unit. Float weights
 //! are clipped to [`W1_CLIP`], [`W2_CLIP`] and [`DENSE_CLIP`], so that no
 //! integer overflows: 32 active features and the bias stay within i16
@@ -46,6 +50,7 @@ use crate::LINEAR_CLIP;
 use crate::features::{MAX_ACTIVE, NUM_FEATURES, active_features};
 use crate::train::LinearModel;
 use leaper_rules::Position;
+use multiversion::multiversion;
 use rand::Rng;
 use wide::{i16x8, i32x4};
 
@@ -496,49 +501,7 @@ impl QuantNetwork {
     /// make-move update, which reads the parent's accumulator once.
     #[inline]
     pub fn update_from(&self, src: &HalfAccumulator, dst: &mut HalfAccumulator, removed: &[u16], added: &[u16]) {
-        let psq = |f: &u16| self.psq[*f as usize];
-        let (s, d) = (&src.acc, &mut dst.acc);
-        match (removed, added) {
-            ([r], [a]) => {
-                let (r1, a1) = (&self.w1[*r as usize], &self.w1[*a as usize]);
-                for j in 0..L1 {
-                    d[j] = s[j].wrapping_sub(r1[j]).wrapping_add(a1[j]);
-                }
-                dst.psq = src.psq.wrapping_sub(psq(r)).wrapping_add(psq(a));
-            }
-            ([r1, r2], [a1]) => {
-                let (w_r1, w_r2, w_a1) = (&self.w1[*r1 as usize], &self.w1[*r2 as usize], &self.w1[*a1 as usize]);
-                for j in 0..L1 {
-                    d[j] = s[j].wrapping_sub(w_r1[j]).wrapping_sub(w_r2[j]).wrapping_add(w_a1[j]);
-                }
-                dst.psq = src
-                    .psq
-                    .wrapping_sub(psq(r1))
-                    .wrapping_sub(psq(r2))
-                    .wrapping_add(psq(a1));
-            }
-            ([r1, r2], [a1, a2]) => {
-                let (w_r1, w_r2) = (&self.w1[*r1 as usize], &self.w1[*r2 as usize]);
-                let (w_a1, w_a2) = (&self.w1[*a1 as usize], &self.w1[*a2 as usize]);
-                for j in 0..L1 {
-                    d[j] = s[j]
-                        .wrapping_sub(w_r1[j])
-                        .wrapping_sub(w_r2[j])
-                        .wrapping_add(w_a1[j])
-                        .wrapping_add(w_a2[j]);
-                }
-                dst.psq = src
-                    .psq
-                    .wrapping_sub(psq(r1))
-                    .wrapping_sub(psq(r2))
-                    .wrapping_add(psq(a1))
-                    .wrapping_add(psq(a2));
-            }
-            _ => {
-                *dst = *src;
-                self.update(dst, removed, added);
-            }
-        }
+        update_from(self, src, dst, removed, added);
     }
 
     /// Fills `w3_pairs` from `w3`; called whenever `w3` is set.
@@ -557,14 +520,7 @@ impl QuantNetwork {
     /// logit x [`EVAL_SCALE`] of the side to move, the dense path's output
     /// plus the psq sums' difference.
     pub fn output(&self, stm: &HalfAccumulator, opp: &HalfAccumulator) -> i32 {
-        let mut h0 = [0i16; L1X2];
-        for j in 0..L1 {
-            h0[j] = stm.acc[j].clamp(0, QA as i16);
-            h0[L1 + j] = opp.acc[j].clamp(0, QA as i16);
-        }
-        let h1 = dense_crelu::<L1X2, L2, SHIFT_L2>(&h0, &self.w2, &self.b2);
-        let h2 = second_dense(&h1, &self.w3_pairs, &self.b3);
-        let sum = i64::from(dot(&h2, &self.w4)) + i64::from(self.b4);
+        let sum = dense_path(self, &stm.acc, &opp.acc);
         let dense = (sum * EVAL_SCALE / i64::from(QH * QB)) as i32;
         dense.wrapping_add(stm.psq).wrapping_sub(opp.psq)
     }
@@ -652,6 +608,80 @@ impl QuantNetwork {
     }
 }
 
+/// The dense path of [`QuantNetwork::output`] from the two accumulators
+/// (the side to move's first): clipped ReLU, the two hidden layers, and the
+/// output's sum before scaling. Compiled for AVX2 as well as for the
+/// x86-64 baseline and chosen once at run time by the `multiversion`
+/// crate (no `unsafe` here): the clamps and the first dense layer's long
+/// dot products are what the compiler widens to 256 bits. In the bench
+/// (callgrind, depth 8) the AVX2 version runs 30% fewer instructions than
+/// the baseline's (235 M against 337 M), though the search as a whole
+/// gains only 1 to 2% in time, since it waits mostly on memory.
+#[multiversion(targets("x86_64+avx2"))]
+fn dense_path(net: &QuantNetwork, stm: &[i16; L1], opp: &[i16; L1]) -> i64 {
+    let mut h0 = [0i16; L1X2];
+    for j in 0..L1 {
+        h0[j] = stm[j].clamp(0, QA as i16);
+        h0[L1 + j] = opp[j].clamp(0, QA as i16);
+    }
+    let h1 = dense_crelu::<L1X2, L2, SHIFT_L2>(&h0, &net.w2, &net.b2);
+    let h2 = second_dense(&h1, &net.w3_pairs, &net.b3);
+    i64::from(dot(&h2, &net.w4)) + i64::from(net.b4)
+}
+
+/// [`QuantNetwork::update_from`], compiled for AVX2 as well as for the
+/// x86-64 baseline and chosen at run time (`multiversion`), as
+/// [`dense_path`] is: the row loops are what the compiler vectorises, and
+/// 256-bit registers do each in half the instructions (with it,
+/// `Eval::evaluate`, where the updates are inlined, ran 114 M instructions
+/// in that bench against 177 M).
+#[multiversion(targets("x86_64+avx2"))]
+fn update_from(net: &QuantNetwork, src: &HalfAccumulator, dst: &mut HalfAccumulator, removed: &[u16], added: &[u16]) {
+    let psq = |f: &u16| net.psq[*f as usize];
+    let (s, d) = (&src.acc, &mut dst.acc);
+    match (removed, added) {
+        ([r], [a]) => {
+            let (r1, a1) = (&net.w1[*r as usize], &net.w1[*a as usize]);
+            for j in 0..L1 {
+                d[j] = s[j].wrapping_sub(r1[j]).wrapping_add(a1[j]);
+            }
+            dst.psq = src.psq.wrapping_sub(psq(r)).wrapping_add(psq(a));
+        }
+        ([r1, r2], [a1]) => {
+            let (w_r1, w_r2, w_a1) = (&net.w1[*r1 as usize], &net.w1[*r2 as usize], &net.w1[*a1 as usize]);
+            for j in 0..L1 {
+                d[j] = s[j].wrapping_sub(w_r1[j]).wrapping_sub(w_r2[j]).wrapping_add(w_a1[j]);
+            }
+            dst.psq = src
+                .psq
+                .wrapping_sub(psq(r1))
+                .wrapping_sub(psq(r2))
+                .wrapping_add(psq(a1));
+        }
+        ([r1, r2], [a1, a2]) => {
+            let (w_r1, w_r2) = (&net.w1[*r1 as usize], &net.w1[*r2 as usize]);
+            let (w_a1, w_a2) = (&net.w1[*a1 as usize], &net.w1[*a2 as usize]);
+            for j in 0..L1 {
+                d[j] = s[j]
+                    .wrapping_sub(w_r1[j])
+                    .wrapping_sub(w_r2[j])
+                    .wrapping_add(w_a1[j])
+                    .wrapping_add(w_a2[j]);
+            }
+            dst.psq = src
+                .psq
+                .wrapping_sub(psq(r1))
+                .wrapping_sub(psq(r2))
+                .wrapping_add(psq(a1))
+                .wrapping_add(psq(a2));
+        }
+        _ => {
+            *dst = *src;
+            net.update(dst, removed, added);
+        }
+    }
+}
+
 #[inline]
 fn add_row(acc: &mut [i16; L1], row: &[i16; L1]) {
     for (a, w) in acc.iter_mut().zip(row) {
@@ -691,6 +721,113 @@ mod tests {
                 second_dense(&input, &net.w3_pairs, &net.b3),
                 dense_crelu::<L2, L3, SHIFT_L3>(&input, &net.w3, &net.b3)
             );
+        }
+    }
+
+    /// A layer as the module's note defines it, in i64 one product at a
+    /// time: the reference the vectorised code is held to.
+    fn reference_layer<const I: usize, const O: usize>(
+        input: &[i16; I],
+        w: &[[i16; I]; O],
+        b: &[i32; O],
+        shift: u32,
+    ) -> [i16; O] {
+        std::array::from_fn(|o| {
+            let sum = input
+                .iter()
+                .zip(&w[o])
+                .map(|(&x, &w)| i64::from(x) * i64::from(w))
+                .sum::<i64>()
+                + i64::from(b[o]);
+            ((sum + (1 << (shift - 1))) >> shift).clamp(0, i64::from(QH)) as i16
+        })
+    }
+
+    /// Whichever version of the dense path and of the accumulator update
+    /// the CPU runs (AVX2 or the x86-64 baseline, chosen at run time), it
+    /// computes what the plain one-product-at-a-time arithmetic does, on
+    /// random weights and random accumulators.
+    #[test]
+    fn the_dispatched_code_equals_the_plain_arithmetic() {
+        let mut rng = StdRng::seed_from_u64(2);
+        let mut net = QuantNetwork::zeros();
+        for round in 0..100 {
+            // Even rounds: weights and biases at their clips, where the
+            // sums come closest to overflowing. Odd rounds: the sizes of
+            // trained networks, where few hidden units sit at their clamps,
+            // so that every input counts in the output.
+            let (w2_max, w_max, b_max) = if round % 2 == 0 {
+                (i16::MAX, 32_256, 63)
+            } else {
+                (2_000, 1_000, 1)
+            };
+            for row in net.w1.iter_mut().take(64) {
+                row.iter_mut().for_each(|w| *w = rng.random_range(-510..=510));
+            }
+            for row in net.w2.iter_mut() {
+                row.iter_mut().for_each(|w| *w = rng.random_range(-w2_max..=w2_max));
+            }
+            net.b2
+                .iter_mut()
+                .for_each(|b| *b = rng.random_range(-b_max * QA * QW2..=b_max * QA * QW2));
+            for row in net.w3.iter_mut() {
+                row.iter_mut().for_each(|w| *w = rng.random_range(-w_max..=w_max));
+            }
+            net.b3
+                .iter_mut()
+                .for_each(|b| *b = rng.random_range(-b_max * QH * QB..=b_max * QH * QB));
+            net.w4.iter_mut().for_each(|w| *w = rng.random_range(-w_max..=w_max));
+            net.b4 = rng.random_range(-b_max * QH * QB..=b_max * QH * QB);
+            net.psq
+                .iter_mut()
+                .take(64)
+                .for_each(|p| *p = rng.random_range(-80_000..=80_000));
+            net.pack();
+            let half = |rng: &mut StdRng| HalfAccumulator {
+                acc: std::array::from_fn(|_| rng.random_range(-600..=600)),
+                psq: rng.random_range(-1_000_000..=1_000_000),
+            };
+            let (stm, opp) = (half(&mut rng), half(&mut rng));
+
+            let mut h0 = [0i16; L1X2];
+            for j in 0..L1 {
+                h0[j] = stm.acc[j].clamp(0, QA as i16);
+                h0[L1 + j] = opp.acc[j].clamp(0, QA as i16);
+            }
+            let h1 = reference_layer(&h0, &net.w2, &net.b2, SHIFT_L2);
+            let h2 = reference_layer(&h1, &net.w3, &net.b3, SHIFT_L3);
+            let sum = h2
+                .iter()
+                .zip(&net.w4)
+                .map(|(&x, &w)| i64::from(x) * i64::from(w))
+                .sum::<i64>()
+                + i64::from(net.b4);
+            let expected = (sum * EVAL_SCALE / i64::from(QH * QB)) as i32 + stm.psq - opp.psq;
+            assert_eq!(net.output(&stm, &opp), expected);
+
+            // Every shape of delta update_from handles, against the sums
+            // taken row by row.
+            let features =
+                |rng: &mut StdRng, n: usize| -> Vec<u16> { (0..n).map(|_| rng.random_range(0..64)).collect() };
+            for (nr, na) in [(1, 1), (2, 1), (2, 2), (0, 3), (3, 0)] {
+                let (removed, added) = (features(&mut rng, nr), features(&mut rng, na));
+                let mut got = HalfAccumulator::ZERO;
+                net.update_from(&stm, &mut got, &removed, &added);
+                let mut want = stm;
+                for &f in &removed {
+                    for j in 0..L1 {
+                        want.acc[j] = want.acc[j].wrapping_sub(net.w1[f as usize][j]);
+                    }
+                    want.psq -= net.psq[f as usize];
+                }
+                for &f in &added {
+                    for j in 0..L1 {
+                        want.acc[j] = want.acc[j].wrapping_add(net.w1[f as usize][j]);
+                    }
+                    want.psq += net.psq[f as usize];
+                }
+                assert_eq!(got, want, "removed {removed:?}, added {added:?}");
+            }
         }
     }
 }
