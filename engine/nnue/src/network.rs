@@ -616,7 +616,7 @@ impl QuantNetwork {
 /// dot products are what the compiler widens to 256 bits. In the bench
 /// (callgrind, depth 8) the AVX2 version runs 30% fewer instructions than
 /// the baseline's (235 M against 337 M), though the search as a whole
-/// gains only 1 to 2% in time, since it waits mostly on memory.
+/// gains only 0.5 to 1.6% in time, since it waits mostly on memory.
 #[multiversion(targets("x86_64+avx2"))]
 fn dense_path(net: &QuantNetwork, stm: &[i16; L1], opp: &[i16; L1]) -> i64 {
     let mut h0 = [0i16; L1X2];
