@@ -29,8 +29,7 @@ if [[ ! -x $profdata ]]; then
     exit 1
 fi
 
-rm -rf "$profiles" "$out/merged.profdata"
-mkdir -p "$profiles"
+rm -f "$out/merged.profdata"
 
 echo "build-pgo: 1/3 instrumented build" >&2
 RUSTFLAGS="-Cprofile-generate=$profiles" \
@@ -44,6 +43,9 @@ rm -rf "$profiles" && mkdir -p "$profiles"
 "$profdata" merge -o "$out/merged.profdata" "$profiles"
 
 echo "build-pgo: 3/3 optimised build" >&2
+# Cargo does not see a change in the profile's contents (only in the
+# flags), so the optimised build starts from nothing every time.
+rm -rf "$out/optimised"
 RUSTFLAGS="-Cprofile-use=$PWD/$out/merged.profdata" \
     cargo build --release --locked -p leaper-cli --bin leaper --target-dir "$out/optimised"
 cp "$out/optimised/release/leaper" "$out/leaper"
