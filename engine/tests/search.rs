@@ -270,6 +270,25 @@ fn every_feature_switch_still_finds_the_forced_capture() {
     }
 }
 
+/// Reading the table's lines ahead is a hint to the processor: the same
+/// search with it and without it visits the same nodes and answers the
+/// same.
+#[test]
+fn prefetching_changes_no_result() {
+    let pos = play("AWNAADADAFFAADDA aaaaaffdaddadnwa b5d3 g4e6 a3c4");
+    let on = leaper::search::Params::default();
+    assert!(on.prefetch);
+    let mut off = on;
+    off.prefetch = false;
+    let with = searcher().search_with(&pos, &depth(9), &on, &Signals::default(), &mut ());
+    let without = searcher().search_with(&pos, &depth(9), &off, &Signals::default(), &mut ());
+    assert!(with.nodes > 10_000, "{}", with.nodes);
+    assert_eq!(
+        (with.best, with.score, with.nodes, with.depth),
+        (without.best, without.score, without.nodes, without.depth)
+    );
+}
+
 /// The evaluation is a value each searcher owns: two searchers in one
 /// process, on two threads at once, search with two evaluations, and each
 /// finds what it finds alone.

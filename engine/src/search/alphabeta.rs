@@ -538,9 +538,12 @@ impl<'a, E: Evaluator> Context<'a, E> {
                 continue;
             }
             let child = pos.after(mv);
+            let new_depth = depth - 1 + i32::from(extend_ok && check);
+            if params.prefetch && new_depth > 0 {
+                self.tt.prefetch(table_key(&child));
+            }
             self.path[ply] = Some(mv);
             self.eval.push(pos, mv, &child);
-            let new_depth = depth - 1 + i32::from(extend_ok && check);
             let score = if searched == 0 {
                 -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, true)
             } else {
