@@ -100,7 +100,11 @@ impl Memory {
     /// `words` zeroed words (at least one), on pages the kernel may back
     /// with huge pages.
     fn zeroed(words: usize) -> std::io::Result<Memory> {
-        let map = MmapMut::map_anon(words.max(1) * size_of::<AtomicU64>())?;
+        let bytes = words
+            .max(1)
+            .checked_mul(size_of::<AtomicU64>())
+            .ok_or_else(|| std::io::Error::other("more bytes than an address holds"))?;
+        let map = MmapMut::map_anon(bytes)?;
         // Only advice: where the kernel declines, the table works as well
         // on small pages.
         #[cfg(target_os = "linux")]
@@ -424,5 +428,7 @@ mod tests {
     #[test]
     fn absurd_sizes_are_refused() {
         assert!(Table::new(usize::MAX / 2).is_err() || machine_memory_mb().is_none());
+        // Beyond the address space: an error, not an overflow.
+        assert!(Memory::zeroed(usize::MAX / 4).is_err());
     }
 }
