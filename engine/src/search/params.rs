@@ -256,7 +256,7 @@ tunables! {
         killers = true, "killer moves and history in move ordering";
         lazy_eval = true, "the network's dense layers are skipped where its psq sums and the layers' bounds settle what the search compares the evaluation with (stand pat, futility, reverse futility, null move)";
         continuation_history = true, "quiet moves ordered (and reduced) also by how good they were as replies to the move just played";
-        prefetch = true, "each child's table bucket is read ahead of its evaluation update, so that its probe does not wait on memory (changes speed, never a result)";
+        prefetch = true, "each child's table bucket is asked for with the processor's prefetch hint before its evaluation update, so that its probe waits less on memory (changes speed, never a result)";
     }
 }
 
