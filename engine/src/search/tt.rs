@@ -279,7 +279,7 @@ impl Table {
     #[inline]
     pub fn prefetch(&self, key: u64) {
         #[cfg(target_arch = "x86_64")]
-        if let Some(word) = self.memory.words().get(self.index(key) * BUCKET_WORDS) {
+        if let Some(word) = self.bucket(self.index(key)).and_then(|bucket| bucket.0.first()) {
             safe_arch::prefetch_t0(word);
         }
         #[cfg(not(target_arch = "x86_64"))]
