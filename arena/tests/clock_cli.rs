@@ -60,6 +60,7 @@ fn the_report_reads_a_real_runs_times_back() {
         (report["games"].as_u64(), report["skipped"].as_u64()),
         (Some(4), Some(0))
     );
+    let mut profiles = Vec::new();
     for engine in report["engines"].as_array().unwrap() {
         let name = engine["name"].as_str().unwrap();
         // The logged times are per move, rounded; the record's are summed
@@ -95,16 +96,25 @@ fn the_report_reads_a_real_runs_times_back() {
             .get(2)
             .map(|b| b["median_ms"].as_u64().unwrap())
             .expect("a game reached move 11");
-        if name == "front" {
-            // Moves 11-15 get about 0.8^10 (11%) of the first moves' share.
-            assert!(
-                first > 4 * third.max(1),
-                "front: moves 1-5 {first} ms, 11-15 {third} ms"
-            );
-        } else {
-            assert!(first < 3 * third.max(1), "even: moves 1-5 {first} ms, 11-15 {third} ms");
-        }
+        profiles.push((name.to_string(), first, third.max(1)));
     }
+    // Moves 11-15 get about 0.8^10 (11%) of the first moves' share at
+    // `front`'s decay and as much as they at `even`'s. A move's time is
+    // measured on a shared machine and ends with a whole iteration, so the
+    // real ratio is far less steep (CI once saw 145 ms against 45; here,
+    // beside a data run, 162 to 177 against 28 to 34, and `even` 26 to 32
+    // against 28 to 35); what the report must show is the difference between
+    // the two profiles: `front`'s falls at least twice as steeply.
+    let profile = |who: &str| {
+        let (_, first, third) = profiles.iter().find(|p| p.0 == who).expect(who);
+        (*first, *third)
+    };
+    let (front_first, front_third) = profile("front");
+    let (even_first, even_third) = profile("even");
+    assert!(
+        front_first * even_third > 2 * even_first * front_third,
+        "moves 1-5 against 11-15: front {front_first} and {front_third} ms, even {even_first} and {even_third} ms"
+    );
 
     let text = clock(&[dir.join("events.jsonl").to_str().unwrap(), "--band", "10"]);
     assert!(text.status.success());
