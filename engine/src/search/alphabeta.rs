@@ -2,7 +2,10 @@
 //! table, null-move pruning, futility and reverse futility pruning,
 //! late-move reductions and pruning, check extensions, repetition detection
 //! and a quiescence search over captures (not those that lose the capturer
-//! to a recapture). Scores follow [`super::score`].
+//! to a recapture) and, on its first ply, over the quiet moves and drops
+//! that attack the enemy wazir from a safe square: the attacks built with
+//! drops are what a capture search alone does not see coming. Scores
+//! follow [`super::score`].
 //!
 //! The rules have no check, so the search supplies the two facts that make
 //! the wazir special: a side that can capture the enemy wazir wins at once
@@ -21,12 +24,12 @@
 //! Every pruning and extension can be switched off in [`Params`], so that
 //! an Elo ladder can measure each one.
 
-use super::ordering::{Frame, Heuristics, MAX_SEARCH_PLY, Previous, attacks_after, is_capture};
+use super::ordering::{Frame, Heuristics, MAX_SEARCH_PLY, Previous, attacks_after, is_capture, quiet_checks};
 use super::params::Params;
 use super::score::{INFINITY, MATE_BOUND, is_mate, loss_at, win_at};
 use super::tt::{Bound, Table};
 use crate::eval::Evaluator;
-use crate::rules::{Bitboard, Color, MAX_PLY, Move, Outcome, Position, Role, Square};
+use crate::rules::{Bitboard, Color, MAX_PLY, Move, MoveList, Outcome, Position, Role, Square};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -385,7 +388,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
             return self.draw_score(pos);
         }
         if depth <= 0 {
-            return self.quiescence(pos, alpha, beta, ply);
+            return self.quiescence(pos, alpha, beta, ply, self.params.qsearch_checks);
         }
         if self.tick() {
             return 0;
@@ -623,8 +626,11 @@ impl<'a, E: Evaluator> Context<'a, E> {
     }
 
     /// Quiescence search: captures only after the side to move may stand
-    /// pat, or every saving move when its wazir is attacked.
-    fn quiescence(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    /// pat, or every saving move when its wazir is attacked; with `checks`
+    /// (its first ply, when `QsearchChecks` is on) then the quiet moves and
+    /// drops that attack the enemy wazir from a square the enemy does not
+    /// attack, whose replies are the evasions.
+    fn quiescence(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize, checks: bool) -> i32 {
         self.pvs[ply].clear();
         if self.tick() {
             return 0;
@@ -677,19 +683,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
             {
                 continue;
             }
-            let child = pos.after(mv);
-            // The child's own first checks, done here to save a call: a
-            // finished game, or a wazir the child's mover captures at once.
-            let score = if let Some(outcome) = child.terminal() {
-                -terminal_score(outcome, child.turn(), iply + 1)
-            } else if can_capture_wazir(&child).is_some() {
-                -win_at(iply + 2)
-            } else {
-                self.eval.push(pos, mv, &child);
-                let score = -self.quiescence(&child, -beta, -alpha, ply + 1);
-                self.eval.pop();
-                score
-            };
+            let score = self.quiescence_child(pos, mv, alpha, beta, ply);
             if self.stopped {
                 return 0;
             }
@@ -698,11 +692,52 @@ impl<'a, E: Evaluator> Context<'a, E> {
                 if score > alpha {
                     alpha = score;
                     if score >= beta {
-                        break;
+                        return best;
+                    }
+                }
+            }
+        }
+        if checks
+            && !evading
+            && let Some(wazir) = pos.wazir(them)
+        {
+            let mut list = MoveList::new();
+            quiet_checks(pos, wazir, &mut list);
+            for &mv in list.iter() {
+                let score = self.quiescence_child(pos, mv, alpha, beta, ply);
+                if self.stopped {
+                    return 0;
+                }
+                if score > best {
+                    best = score;
+                    if score > alpha {
+                        alpha = score;
+                        if score >= beta {
+                            break;
+                        }
                     }
                 }
             }
         }
         best
+    }
+
+    /// The score of `mv` in a quiescence search of `pos`, from `pos`'s side.
+    #[inline]
+    fn quiescence_child(&mut self, pos: &Position, mv: Move, alpha: i32, beta: i32, ply: usize) -> i32 {
+        let iply = ply as i32;
+        let child = pos.after(mv);
+        // The child's own first checks, done here to save a call: a
+        // finished game, or a wazir the child's mover captures at once.
+        if let Some(outcome) = child.terminal() {
+            -terminal_score(outcome, child.turn(), iply + 1)
+        } else if can_capture_wazir(&child).is_some() {
+            -win_at(iply + 2)
+        } else {
+            self.eval.push(pos, mv, &child);
+            let score = -self.quiescence(&child, -beta, -alpha, ply + 1, false);
+            self.eval.pop();
+            score
+        }
     }
 }

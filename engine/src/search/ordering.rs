@@ -14,7 +14,7 @@
 //! The move lists live in one [`Frame`] per ply, allocated once per search,
 //! so that no node initialises a list of its own.
 
-use crate::rules::{Bitboard, Color, MAX_MOVES, Move, Position, Role, Square, leaps};
+use crate::rules::{Bitboard, Color, MAX_MOVES, Move, MoveList, Piece, Position, Role, Square, leaps};
 
 /// The most plies below the root the search goes (the game itself ends
 /// within 100 plies of any root).
@@ -562,10 +562,43 @@ impl Frame {
     }
 }
 
+/// Appends the quiet moves and drops of the side to move in `pos` that
+/// attack `wazir` (the enemy's) from a square the enemy does not attack:
+/// every leap is symmetric, so a piece of a role attacks the wazir from
+/// exactly the squares that role leaps to from the wazir. The own wazir is
+/// left out (next to the enemy wazir it is attacked by it).
+pub(super) fn quiet_checks(pos: &Position, wazir: Square, list: &mut MoveList) {
+    let us = pos.turn();
+    let empty = !pos.occupied();
+    for role in Role::ALL {
+        if role == Role::Wazir {
+            continue;
+        }
+        let mut targets = Bitboard::EMPTY;
+        for to in leaps(role, wazir) & empty {
+            if pos.attackers(to, !us).is_empty() {
+                targets |= Bitboard::from_square(to);
+            }
+        }
+        if targets.is_empty() {
+            continue;
+        }
+        for from in pos.squares_of(Piece::new(us, role)) {
+            for to in leaps(role, from) & targets {
+                list.push(Move::Jump { from, to });
+            }
+        }
+        if pos.hand(us).count(role) > 0 {
+            for to in targets {
+                list.push(Move::Drop { role, to });
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::MoveList;
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
 
@@ -693,5 +726,38 @@ mod tests {
             assert!(b1 < a1, "after p1, {b:?} first: {a1:?} {b1:?}");
             tested += 1;
         }
+    }
+
+    /// The quiescence search's checks are exactly the legal non-captures,
+    /// not by the wazir, after which the moved or dropped piece attacks
+    /// the enemy wazir, from a square no enemy piece attacks.
+    #[test]
+    fn quiet_checks_are_the_safe_wazir_attacks() {
+        let mut rng = StdRng::seed_from_u64(11);
+        let mut found = 0;
+        for pos in crate::rules::random_game_positions(&mut rng, 60, 0.5) {
+            let us = pos.turn();
+            let Some(wazir) = pos.wazir(!us) else { continue };
+            let mut list = MoveList::new();
+            quiet_checks(&pos, wazir, &mut list);
+            let mut got: Vec<u16> = list.iter().map(|m| m.to_u16()).collect();
+            got.sort_unstable();
+            let mut all = MoveList::new();
+            pos.legal_moves(&mut all);
+            let mut expected: Vec<u16> = all
+                .iter()
+                .filter(|&&mv| {
+                    !is_capture(&pos, mv)
+                        && role_of(&pos, mv) != Some(Role::Wazir)
+                        && attacks_after(&pos, mv, Some(wazir))
+                        && pos.attackers(mv.to(), !us).is_empty()
+                })
+                .map(|m| m.to_u16())
+                .collect();
+            expected.sort_unstable();
+            assert_eq!(got, expected, "{pos:?}");
+            found += got.len();
+        }
+        assert!(found > 50, "only {found} checks in 60 games' positions");
     }
 }

@@ -256,6 +256,7 @@ tunables! {
         killers = true, "killer moves and history in move ordering";
         lazy_eval = true, "the network's dense layers are skipped where its psq sums and the layers' bounds settle what the search compares the evaluation with (stand pat, futility, reverse futility, null move)";
         continuation_history = true, "quiet moves ordered (and reduced) also by how good they were as replies to the move just played";
+        qsearch_checks = true, "the quiescence search's first ply also tries the quiet moves and drops that attack the enemy wazir from a square the enemy does not attack";
         prefetch = true, "each child's table bucket is asked for with the processor's prefetch hint before its evaluation update, so that its probe waits less on memory (changes speed, never a result)";
     }
 }
