@@ -687,14 +687,8 @@ impl<'a, E: Evaluator> Context<'a, E> {
             if self.stopped {
                 return 0;
             }
-            if score > best {
-                best = score;
-                if score > alpha {
-                    alpha = score;
-                    if score >= beta {
-                        return best;
-                    }
-                }
+            if raise(&mut best, &mut alpha, score, beta) {
+                return best;
             }
         }
         if checks
@@ -708,14 +702,8 @@ impl<'a, E: Evaluator> Context<'a, E> {
                 if self.stopped {
                     return 0;
                 }
-                if score > best {
-                    best = score;
-                    if score > alpha {
-                        alpha = score;
-                        if score >= beta {
-                            break;
-                        }
-                    }
+                if raise(&mut best, &mut alpha, score, beta) {
+                    break;
                 }
             }
         }
@@ -740,4 +728,18 @@ impl<'a, E: Evaluator> Context<'a, E> {
             score
         }
     }
+}
+
+/// Raises a fail-soft search's `best` and `alpha` to `score`; whether
+/// `score` reaches `beta` (a cut).
+#[inline]
+fn raise(best: &mut i32, alpha: &mut i32, score: i32, beta: i32) -> bool {
+    if score > *best {
+        *best = score;
+        if score > *alpha {
+            *alpha = score;
+            return score >= beta;
+        }
+    }
+    false
 }
