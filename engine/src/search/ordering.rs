@@ -12,7 +12,9 @@
 //! attacked generates its few saving moves (evasions) at once.
 //!
 //! The move lists live in one [`Frame`] per ply, allocated once per search,
-//! so that no node initialises a list of its own.
+//! so that no node initialises a list of its own. The one exception is
+//! [`quiet_checks`], the quiescence search's wazir attacks, built on the
+//! stack at the first quiescence ply of the nodes that get that far.
 
 use crate::rules::{Bitboard, Color, MAX_MOVES, Move, MoveList, Piece, Position, Role, Square, leaps};
 
