@@ -388,7 +388,12 @@ impl<'a, E: Evaluator> Context<'a, E> {
             return self.draw_score(pos);
         }
         if depth <= 0 {
-            return self.quiescence(pos, alpha, beta, ply, self.params.qsearch_checks);
+            let checks = if self.params.qsearch_checks {
+                self.params.qsearch_check_plies
+            } else {
+                0
+            };
+            return self.quiescence(pos, alpha, beta, ply, checks);
         }
         if self.tick() {
             return 0;
@@ -626,11 +631,12 @@ impl<'a, E: Evaluator> Context<'a, E> {
     }
 
     /// Quiescence search: captures only after the side to move may stand
-    /// pat, or every saving move when its wazir is attacked; with `checks`
-    /// (its first ply, when `QsearchChecks` is on) then the quiet moves and
-    /// drops that attack the enemy wazir from a square the enemy does not
-    /// attack, whose replies are the evasions.
-    fn quiescence(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize, checks: bool) -> i32 {
+    /// pat, or every saving move when its wazir is attacked; while `checks`
+    /// (its first `QsearchCheckPlies` plies, when `QsearchChecks` is on) is
+    /// above zero, then the quiet moves and drops that attack the enemy
+    /// wazir from a square the enemy does not attack, whose replies are the
+    /// evasions.
+    fn quiescence(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize, checks: i32) -> i32 {
         self.pvs[ply].clear();
         if self.tick() {
             return 0;
@@ -683,7 +689,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
             {
                 continue;
             }
-            let score = self.quiescence_child(pos, mv, alpha, beta, ply);
+            let score = self.quiescence_child(pos, mv, alpha, beta, ply, checks);
             if self.stopped {
                 return 0;
             }
@@ -691,14 +697,14 @@ impl<'a, E: Evaluator> Context<'a, E> {
                 return best;
             }
         }
-        if checks
+        if checks > 0
             && !evading
             && let Some(wazir) = pos.wazir(them)
         {
             let mut list = MoveList::new();
             quiet_checks(pos, wazir, &mut list);
             for &mv in list.iter() {
-                let score = self.quiescence_child(pos, mv, alpha, beta, ply);
+                let score = self.quiescence_child(pos, mv, alpha, beta, ply, checks);
                 if self.stopped {
                     return 0;
                 }
@@ -710,9 +716,10 @@ impl<'a, E: Evaluator> Context<'a, E> {
         best
     }
 
-    /// The score of `mv` in a quiescence search of `pos`, from `pos`'s side.
+    /// The score of `mv` in a quiescence search of `pos`, from `pos`'s side;
+    /// `checks` is `pos`'s own count of plies with checks.
     #[inline]
-    fn quiescence_child(&mut self, pos: &Position, mv: Move, alpha: i32, beta: i32, ply: usize) -> i32 {
+    fn quiescence_child(&mut self, pos: &Position, mv: Move, alpha: i32, beta: i32, ply: usize, checks: i32) -> i32 {
         let iply = ply as i32;
         let child = pos.after(mv);
         // The child's own first checks, done here to save a call: a
@@ -723,7 +730,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
             -win_at(iply + 2)
         } else {
             self.eval.push(pos, mv, &child);
-            let score = -self.quiescence(&child, -beta, -alpha, ply + 1, false);
+            let score = -self.quiescence(&child, -beta, -alpha, ply + 1, (checks - 1).max(0));
             self.eval.pop();
             score
         }

@@ -232,6 +232,7 @@ tunables! {
     lmp_base: i32 = 8, 1, 200, 2.0, 0.002, "moves: at a shallow non-PV node, quiet moves after this many moves plus LmpScale x depth^2 are skipped";
     lmp_scale: i32 = 6, 0, 100, 1.0, 0.002, "moves per ply^2: the depth-dependent part of the late-move pruning count";
     optimism: i32 = 500, 0, 5000, 100.0, 0.002, "1/10000 logit: a repeated position scores this below a draw for the engine's own side (above for the other)";
+    qsearch_check_plies: i32 = 1, 1, 6, 0.5, 0.002, "plies: with QsearchChecks, how many plies of the quiescence search, from its first, try the quiet moves and drops that attack the enemy wazir (1: the first only; 3: also the third, a second check after the evasion)";
     time_move_decay_permille: i32 = 30, 0, 300, 10.0, 0.002, "1/1000: geometric allocation, each move gets this much less time than the one before";
     time_horizon_ply: i32 = 102, 20, 102, 4.0, 0.002, "plies: the clock is shared as if the game ended here (never over fewer than 8 own moves); 102 plans for the full game, less spends the time that games decided earlier leave over";
     time_inc_permille: i32 = 750, 0, 1000, 50.0, 0.002, "1/1000: share of the increment added to each move's base time";
@@ -256,7 +257,7 @@ tunables! {
         killers = true, "killer moves and history in move ordering";
         lazy_eval = true, "the network's dense layers are skipped where its psq sums and the layers' bounds settle what the search compares the evaluation with (stand pat, futility, reverse futility, null move)";
         continuation_history = true, "quiet moves ordered (and reduced) also by how good they were as replies to the move just played";
-        qsearch_checks = true, "the quiescence search's first ply also tries the quiet moves and drops that attack the enemy wazir from a square the enemy does not attack";
+        qsearch_checks = true, "the quiescence search's first QsearchCheckPlies plies also try the quiet moves and drops that attack the enemy wazir from a square the enemy does not attack";
         prefetch = true, "each child's table bucket is asked for with the processor's prefetch hint before its evaluation update, so that its probe waits less on memory (changes speed, never a result)";
     }
 }
