@@ -2,10 +2,10 @@
 //! table, null-move pruning, futility and reverse futility pruning,
 //! late-move reductions and pruning, check extensions, repetition detection
 //! and a quiescence search over captures (not those that lose the capturer
-//! to a recapture) and, on its first ply, over the quiet moves and drops
-//! that attack the enemy wazir from a safe square: the attacks built with
-//! drops are what a capture search alone does not see coming. Scores
-//! follow [`super::score`].
+//! to a recapture) and, on its first `QsearchCheckPlies` plies, over the
+//! quiet moves and drops that attack the enemy wazir from a safe square:
+//! the attacks built with drops are what a capture search alone does not
+//! see coming. Scores follow [`super::score`].
 //!
 //! The rules have no check, so the search supplies the two facts that make
 //! the wazir special: a side that can capture the enemy wazir wins at once

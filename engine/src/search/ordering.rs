@@ -14,7 +14,8 @@
 //! The move lists live in one [`Frame`] per ply, allocated once per search,
 //! so that no node initialises a list of its own. The one exception is
 //! [`quiet_checks`], the quiescence search's wazir attacks, built on the
-//! stack at the first quiescence ply of the nodes that get that far.
+//! stack at the quiescence plies that try checks, by the nodes that get
+//! that far.
 
 use crate::rules::{Bitboard, Color, MAX_MOVES, Move, MoveList, Piece, Position, Role, Square, leaps};
 
