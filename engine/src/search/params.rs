@@ -232,7 +232,7 @@ tunables! {
     lmp_base: i32 = 8, 1, 200, 2.0, 0.002, "moves: at a shallow non-PV node, quiet moves after this many moves plus LmpScale x depth^2 are skipped";
     lmp_scale: i32 = 6, 0, 100, 1.0, 0.002, "moves per ply^2: the depth-dependent part of the late-move pruning count";
     optimism: i32 = 500, 0, 5000, 100.0, 0.002, "1/10000 logit: a repeated position scores this below a draw for the engine's own side (above for the other)";
-    qsearch_check_plies: i32 = 3, 1, 6, 0.5, 0.002, "plies: with QsearchChecks, how many plies of the quiescence search, from its first, try the quiet moves and drops that attack the enemy wazir (1: the first only; 3: also the third, a second check after the evasion)";
+    qsearch_check_plies: i32 = 3, 1, 6, 0.5, 0.002, "plies: with QsearchChecks, how many plies of the quiescence search, from its first, try the quiet moves and drops that attack the enemy wazir (1: the first only; 3: also the reply, when it is not an evasion, and the third, a second check after the evasion)";
     time_move_decay_permille: i32 = 30, 0, 300, 10.0, 0.002, "1/1000: geometric allocation, each move gets this much less time than the one before";
     time_horizon_ply: i32 = 102, 20, 102, 4.0, 0.002, "plies: the clock is shared as if the game ended here (never over fewer than 8 own moves); 102 plans for the full game, less spends the time that games decided earlier leave over";
     time_inc_permille: i32 = 750, 0, 1000, 50.0, 0.002, "1/1000: share of the increment added to each move's base time";
