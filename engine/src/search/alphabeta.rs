@@ -366,7 +366,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
     pub(super) fn negamax(
         &mut self,
         pos: &Position,
-        depth: i32,
+        mut depth: i32,
         mut alpha: i32,
         mut beta: i32,
         ply: usize,
@@ -428,6 +428,9 @@ impl<'a, E: Evaluator> Context<'a, E> {
             }
         }
         let tt_move = hit.and_then(|h| h.mv);
+        if params.internal_reduction && tt_move.is_none() && depth >= params.iir_min_depth {
+            depth -= 1;
+        }
         let attack = wazir_attack(pos);
         // The static evaluation as bounds, exact unless the evaluator
         // bounds it cheaply (see `at_least`): each pruning test below

@@ -233,6 +233,7 @@ tunables! {
     lmp_scale: i32 = 6, 0, 100, 1.0, 0.002, "moves per ply^2: the depth-dependent part of the late-move pruning count";
     optimism: i32 = 500, 0, 5000, 100.0, 0.002, "1/10000 logit: a repeated position scores this below a draw for the engine's own side (above for the other)";
     qsearch_check_plies: i32 = 3, 1, 6, 0.5, 0.002, "plies: with QsearchChecks, how many plies of the quiescence search, from its first, try the quiet moves and drops that attack the enemy wazir (1: the first only; 3: also the reply, when it is not an evasion, and the third, a second check after the evasion)";
+    iir_min_depth: i32 = 4, 2, 16, 0.5, 0.002, "plies: with InternalReduction, a node this deep or deeper that the table gives no move is searched a ply shallower";
     time_move_decay_permille: i32 = 30, 0, 300, 10.0, 0.002, "1/1000: geometric allocation, each move gets this much less time than the one before";
     time_horizon_ply: i32 = 102, 20, 102, 4.0, 0.002, "plies: the clock is shared as if the game ended here (never over fewer than 8 own moves); 102 plans for the full game, less spends the time that games decided earlier leave over";
     time_inc_permille: i32 = 750, 0, 1000, 50.0, 0.002, "1/1000: share of the increment added to each move's base time";
@@ -259,6 +260,7 @@ tunables! {
         continuation_history = true, "quiet moves ordered (and reduced) also by how good they were as replies to the move just played";
         qsearch_checks = true, "the quiescence search's first QsearchCheckPlies plies also try the quiet moves and drops that attack the enemy wazir from a square the enemy does not attack";
         prefetch = true, "each child's table bucket is asked for with the processor's prefetch hint before its evaluation update, so that its probe waits less on memory (changes speed, never a result)";
+        internal_reduction = false, "internal iterative reduction: a node of at least IirMinDepth with no move from the table is searched a ply shallower (its move ordering is a guess, and a shallower search finds the move for the next visit)";
     }
 }
 
