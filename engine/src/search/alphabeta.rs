@@ -566,8 +566,11 @@ impl<'a, E: Evaluator> Context<'a, E> {
                     && !check
                     && attack.is_none()
                 {
-                    let r = i32::from(self.lmr[(depth as usize).min(63)][searched.min(63)]);
-                    reduction = (r - i32::from(pv_node)).clamp(0, (new_depth - 1).max(0));
+                    let mut r = i32::from(self.lmr[(depth as usize).min(63)][searched.min(63)]) - i32::from(pv_node);
+                    if params.lmr_history {
+                        r -= self.heur.quiet_score(pos, prev, mv) / params.lmr_history_divisor.max(1);
+                    }
+                    reduction = r.clamp(0, (new_depth - 1).max(0));
                 }
                 let mut s = -self.negamax(&child, new_depth - reduction, -alpha - 1, -alpha, ply + 1, true);
                 if s > alpha && reduction > 0 && !self.stopped {

@@ -226,6 +226,7 @@ tunables! {
     null_move_min_depth: i32 = 2, 1, 16, 0.5, 0.002, "plies: the least remaining depth at which a null move is tried";
     lmr_base: i32 = 102, 0, 300, 10.0, 0.002, "1/100 ply: constant term of the late-move reduction";
     lmr_divisor: i32 = 162, 100, 600, 20.0, 0.002, "1/100: ln(depth) * ln(move number) is divided by this for the reduction";
+    lmr_history_divisor: i32 = 4096, 500, 100000, 500.0, 0.002, "history units per ply: with LmrHistory, a quiet move's reduction falls by its history plus continuation history over this (and grows when that is negative)";
     lmr_start: i32 = 2, 1, 20, 1.0, 0.002, "moves: how many moves of a node are searched before reductions begin";
     lmr_min_depth: i32 = 3, 2, 10, 0.5, 0.002, "plies: the least remaining depth at which moves are reduced";
     lmp_depth: i32 = 3, 1, 10, 0.5, 0.002, "plies: the deepest remaining depth at which late quiet moves are pruned";
@@ -261,6 +262,7 @@ tunables! {
         qsearch_checks = true, "the quiescence search's first QsearchCheckPlies plies also try the quiet moves and drops that attack the enemy wazir from a square the enemy does not attack";
         prefetch = true, "each child's table bucket is asked for with the processor's prefetch hint before its evaluation update, so that its probe waits less on memory (changes speed, never a result)";
         internal_reduction = false, "internal iterative reduction: a node of at least IirMinDepth with no move from the table is searched a ply shallower (its move ordering is a guess, and a shallower search finds the move for the next visit)";
+        lmr_history = false, "late-move reductions follow each quiet move's history: less for moves that have often been good, more for those that have often failed";
     }
 }
 
