@@ -550,7 +550,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
             }
             let child = pos.after(mv);
             let new_depth = depth - 1 + i32::from(extend_ok && check);
-            if params.prefetch && new_depth > 0 {
+            if params.prefetch && (new_depth > 0 || params.qsearch_table) {
                 self.tt.prefetch(table_key(&child));
             }
             self.path[ply] = Some(mv);
@@ -642,7 +642,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
     /// above zero, then the quiet moves and drops that attack the enemy
     /// wazir from a square the enemy does not attack, whose replies are the
     /// evasions.
-    fn quiescence(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize, checks: i32) -> i32 {
+    fn quiescence(&mut self, pos: &Position, alpha: i32, beta: i32, ply: usize, checks: i32) -> i32 {
         self.pvs[ply].clear();
         if self.tick() {
             return 0;
@@ -652,16 +652,62 @@ impl<'a, E: Evaluator> Context<'a, E> {
         if ply >= MAX_SEARCH_PLY - 1 {
             return self.eval.evaluate(pos);
         }
+        if !self.params.qsearch_table {
+            return self.quiescence_moves(pos, alpha, beta, ply, checks).0;
+        }
+        let key = table_key(pos);
+        if beta - alpha == 1
+            && let Some(hit) = self.tt.probe(key)
+        {
+            let score = super::score::from_table(hit.score, iply);
+            let cut = match hit.bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if cut {
+                return score;
+            }
+        }
+        let (best, best_move) = self.quiescence_moves(pos, alpha, beta, ply, checks);
+        if self.stopped {
+            return 0;
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt
+            .store(key, best_move, super::score::to_table(best, iply), 0, bound);
+        best
+    }
+
+    /// The moves of a quiescence node (see `quiescence`): its
+    /// score and the move that raised alpha last, if any.
+    fn quiescence_moves(
+        &mut self,
+        pos: &Position,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        checks: i32,
+    ) -> (i32, Option<Move>) {
+        let iply = ply as i32;
+        let mut best_move = None;
         let mut best;
         let evading = match wazir_attack(pos) {
             Some((wazir, attackers)) => {
                 self.frames[ply].start_evasions(pos, wazir, attackers, None, self.heur, &self.values);
                 if self.frames[ply].is_empty() {
-                    return if pos.count_moves() > 0 {
+                    let score = if pos.count_moves() > 0 {
                         loss_at(iply + 2)
                     } else {
                         loss_at(iply)
                     };
+                    return (score, None);
                 }
                 best = -INFINITY;
                 true
@@ -673,7 +719,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
                     self.eval.evaluate(pos)
                 };
                 if best >= beta || !self.params.quiescence {
-                    return best;
+                    return (best, None);
                 }
                 alpha = alpha.max(best);
                 self.frames[ply].start_captures(pos, &self.values);
@@ -697,10 +743,15 @@ impl<'a, E: Evaluator> Context<'a, E> {
             }
             let score = self.quiescence_child(pos, mv, alpha, beta, ply, checks);
             if self.stopped {
-                return 0;
+                return (0, None);
             }
-            if raise(&mut best, &mut alpha, score, beta) {
-                return best;
+            let before = alpha;
+            let cut = raise(&mut best, &mut alpha, score, beta);
+            if alpha > before {
+                best_move = Some(mv);
+            }
+            if cut {
+                return (best, best_move);
             }
         }
         if checks > 0
@@ -712,14 +763,19 @@ impl<'a, E: Evaluator> Context<'a, E> {
             for &mv in list.iter() {
                 let score = self.quiescence_child(pos, mv, alpha, beta, ply, checks);
                 if self.stopped {
-                    return 0;
+                    return (0, None);
                 }
-                if raise(&mut best, &mut alpha, score, beta) {
+                let before = alpha;
+                let cut = raise(&mut best, &mut alpha, score, beta);
+                if alpha > before {
+                    best_move = Some(mv);
+                }
+                if cut {
                     break;
                 }
             }
         }
-        best
+        (best, best_move)
     }
 
     /// The score of `mv` in a quiescence search of `pos`, from `pos`'s side;
@@ -735,6 +791,9 @@ impl<'a, E: Evaluator> Context<'a, E> {
         } else if can_capture_wazir(&child).is_some() {
             -win_at(iply + 2)
         } else {
+            if self.params.qsearch_table && self.params.prefetch {
+                self.tt.prefetch(table_key(&child));
+            }
             self.eval.push(pos, mv, &child);
             let score = -self.quiescence(&child, -beta, -alpha, ply + 1, (checks - 1).max(0));
             self.eval.pop();
