@@ -258,16 +258,43 @@ fn several_threads_share_the_table_and_answer_legally() {
     assert!(result.nodes > single.nodes / 2, "{} vs {}", result.nodes, single.nodes);
 }
 
+/// Each switch turned from its default (off for most, on for the steps
+/// not yet accepted) leaves a forced win found.
 #[test]
-fn every_feature_switch_still_finds_the_forced_capture() {
+fn every_feature_switch_turned_still_finds_the_forced_capture() {
     let fen = "W7/8/8/8/8/6D1/5D2/7w Aaaaaaaaaaaaaaaaddddddffffnn r 40";
     let pos = Position::from_fen(fen).unwrap();
     for switch in leaper::search::Params::SWITCHES {
         let mut params = leaper::search::Params::default();
-        params.set_switch(switch.field, false).unwrap();
+        params.set_switch(switch.field, !switch.default).unwrap();
         let result = searcher().search_with(&pos, &depth(4), &params, &Signals::default(), &mut ());
-        assert_eq!(result.score, win_at(3), "{} off", switch.field);
+        let state = if switch.default { "off" } else { "on" };
+        assert_eq!(result.score, win_at(3), "{} {state}", switch.field);
     }
+}
+
+/// The steps that are off by default change the search when turned on
+/// (so that an SPRT of the switch measures something), and each still
+/// answers a legal move from the same position.
+#[test]
+fn the_steps_off_by_default_change_the_search_when_on() {
+    let pos = play("AWNAADADAFFAADDA aaaaaffdaddadnwa b5d3 g4e6 a3c4");
+    // LmrHistory at its least divisor, so that the short search's young
+    // history moves some reduction (at the default 4096 it needs longer).
+    let mut base = leaper::search::Params::default();
+    base.set("LmrHistoryDivisor", 500).unwrap();
+    let plain = searcher().search_with(&pos, &depth(9), &base, &Signals::default(), &mut ());
+    let mut tried = 0;
+    for switch in leaper::search::Params::SWITCHES.iter().filter(|s| !s.default) {
+        let mut params = base;
+        params.set_switch(switch.field, true).unwrap();
+        let result = searcher().search_with(&pos, &depth(9), &params, &Signals::default(), &mut ());
+        let best = result.best.unwrap_or_else(|| panic!("{} on: no move", switch.field));
+        assert!(pos.check(&best).is_ok(), "{} on: {best:?}", switch.field);
+        assert_ne!(result.nodes, plain.nodes, "{} on visits the same nodes", switch.field);
+        tried += 1;
+    }
+    assert!(tried >= 1, "no switch is off by default");
 }
 
 /// Reading the table's lines ahead is a hint to the processor: the same
