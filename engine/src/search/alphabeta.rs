@@ -22,7 +22,11 @@
 //! settle the test (`LazyEval`).
 //!
 //! Every pruning and extension can be switched off in [`Params`], so that
-//! an Elo ladder can measure each one.
+//! an Elo ladder can measure each one. Three steps are there but off by
+//! default, each waiting for an SPRT to accept it: an internal iterative
+//! reduction (`InternalReduction`), reductions that follow a quiet move's
+//! history (`LmrHistory`), and the table in the quiescence search
+//! (`QsearchTable`).
 
 use super::ordering::{Frame, Heuristics, MAX_SEARCH_PLY, Previous, attacks_after, is_capture, quiet_checks};
 use super::params::Params;
