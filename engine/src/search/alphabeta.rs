@@ -31,7 +31,7 @@
 use super::ordering::{Frame, Heuristics, MAX_SEARCH_PLY, Previous, attacks_after, is_capture, quiet_checks};
 use super::params::Params;
 use super::score::{INFINITY, MATE_BOUND, is_mate, loss_at, win_at};
-use super::tt::{Bound, Table};
+use super::tt::{Bound, Hit, Table};
 use crate::eval::Evaluator;
 use crate::rules::{Bitboard, Color, MAX_PLY, Move, MoveList, Outcome, Position, Role, Square};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -420,16 +420,9 @@ impl<'a, E: Evaluator> Context<'a, E> {
         if let Some(h) = hit
             && !pv_node
             && h.depth >= depth
+            && let Some(score) = table_cutoff(h, iply, alpha, beta)
         {
-            let score = super::score::from_table(h.score, iply);
-            let cut = match h.bound {
-                Bound::Exact => true,
-                Bound::Lower => score >= beta,
-                Bound::Upper => score <= alpha,
-            };
-            if cut {
-                return score;
-            }
+            return score;
         }
         let tt_move = hit.and_then(|h| h.mv);
         if params.internal_reduction && tt_move.is_none() && depth >= params.iir_min_depth {
@@ -612,13 +605,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
         if searched == 0 && pos.count_moves() == 0 {
             return loss_at(iply);
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if best > alpha_start && best_move.is_some() {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = bound_of(best, alpha_start, beta, best_move.is_some());
         self.tt
             .store(key, best_move, super::score::to_table(best, iply), depth, bound);
         best
@@ -662,28 +649,17 @@ impl<'a, E: Evaluator> Context<'a, E> {
         let key = table_key(pos);
         if beta - alpha == 1
             && let Some(hit) = self.tt.probe(key)
+            && let Some(score) = table_cutoff(hit, iply, alpha, beta)
         {
-            let score = super::score::from_table(hit.score, iply);
-            let cut = match hit.bound {
-                Bound::Exact => true,
-                Bound::Lower => score >= beta,
-                Bound::Upper => score <= alpha,
-            };
-            if cut {
-                return score;
-            }
+            return score;
         }
         let (best, best_move) = self.quiescence_moves(pos, alpha, beta, ply, checks);
         if self.stopped {
             return 0;
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if best > alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        // Without a move above alpha, a best above it is the stand pat:
+        // exact all the same.
+        let bound = bound_of(best, alpha, beta, true);
         self.tt
             .store(key, best_move, super::score::to_table(best, iply), 0, bound);
         best
@@ -803,6 +779,33 @@ impl<'a, E: Evaluator> Context<'a, E> {
             self.eval.pop();
             score
         }
+    }
+}
+
+/// The score of a table entry `iply` plies below the root, if its bound
+/// settles the window (`alpha`, `beta`).
+#[inline]
+fn table_cutoff(hit: Hit, iply: i32, alpha: i32, beta: i32) -> Option<i32> {
+    let score = super::score::from_table(hit.score, iply);
+    let cut = match hit.bound {
+        Bound::Exact => true,
+        Bound::Lower => score >= beta,
+        Bound::Upper => score <= alpha,
+    };
+    cut.then_some(score)
+}
+
+/// What a fail-soft search's `best` is for the window (`alpha`, `beta`)
+/// it was searched with: exact between them only if `exact_ok` (the
+/// main search asks for a best move too).
+#[inline]
+fn bound_of(best: i32, alpha: i32, beta: i32, exact_ok: bool) -> Bound {
+    if best >= beta {
+        Bound::Lower
+    } else if best > alpha && exact_ok {
+        Bound::Exact
+    } else {
+        Bound::Upper
     }
 }
 
