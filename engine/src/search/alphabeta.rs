@@ -725,12 +725,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
             if self.stopped {
                 return (0, None);
             }
-            let before = alpha;
-            let cut = raise(&mut best, &mut alpha, score, beta);
-            if alpha > before {
-                best_move = Some(mv);
-            }
-            if cut {
+            if raise(&mut best, &mut alpha, &mut best_move, mv, score, beta) {
                 return (best, best_move);
             }
         }
@@ -745,12 +740,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
                 if self.stopped {
                     return (0, None);
                 }
-                let before = alpha;
-                let cut = raise(&mut best, &mut alpha, score, beta);
-                if alpha > before {
-                    best_move = Some(mv);
-                }
-                if cut {
+                if raise(&mut best, &mut alpha, &mut best_move, mv, score, beta) {
                     break;
                 }
             }
@@ -809,14 +799,16 @@ fn bound_of(best: i32, alpha: i32, beta: i32, exact_ok: bool) -> Bound {
     }
 }
 
-/// Raises a fail-soft search's `best` and `alpha` to `score`; whether
-/// `score` reaches `beta` (a cut).
+/// Raises a fail-soft search's `best` and `alpha` to `score`, the score of
+/// `mv`, which becomes `best_move` when it raises alpha; whether `score`
+/// reaches `beta` (a cut).
 #[inline]
-fn raise(best: &mut i32, alpha: &mut i32, score: i32, beta: i32) -> bool {
+fn raise(best: &mut i32, alpha: &mut i32, best_move: &mut Option<Move>, mv: Move, score: i32, beta: i32) -> bool {
     if score > *best {
         *best = score;
         if score > *alpha {
             *alpha = score;
+            *best_move = Some(mv);
             return score >= beta;
         }
     }
