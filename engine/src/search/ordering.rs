@@ -120,18 +120,13 @@ impl Heuristics {
         self.history[color.index()][history_index(mv)]
     }
 
-    /// A quiet move caused a beta cutoff at `ply` after `depth`: make it a
-    /// killer, raise its history and lower that of the quiet moves tried
-    /// before it.
-    /// With `prev` (the move before, and the position the moves are made
-    /// in), the continuation history is rewarded the same way.
     /// How good the quiet move `mv` of `pos`'s side has been: its history
     /// plus its continuation history after `prev`, within
     /// ±2 x `HISTORY_MAX`.
     #[inline]
     pub fn quiet_score(&self, pos: &Position, prev: Option<Previous>, mv: Move) -> i32 {
         let color = pos.turn();
-        let history = self.history[color.index()][history_index(mv)];
+        let history = self.history(color, mv);
         match (prev, role_of(pos, mv)) {
             (Some(prev), Some(role)) => {
                 history + self.continuation[continuation_row(color, prev) + piece_to(role, mv.to())]
@@ -140,6 +135,11 @@ impl Heuristics {
         }
     }
 
+    /// A quiet move caused a beta cutoff at `ply` after `depth`: make it a
+    /// killer, raise its history and lower that of the quiet moves tried
+    /// before it.
+    /// With `prev` (the move before, and the position the moves are made
+    /// in), the continuation history is rewarded the same way.
     pub fn reward(
         &mut self,
         pos: &Position,
