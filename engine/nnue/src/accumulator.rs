@@ -25,7 +25,7 @@
 //! model ([`crate::LinearNet`], one number per feature), through
 //! [`Incremental`].
 
-use crate::features::{FeatureDelta, Frame, active_features, move_delta};
+use crate::features::{FeatureDelta, Frame, active_features, for_each_feature, move_delta};
 use crate::network::{HalfAccumulator, QuantNetwork};
 use leaper_rules::{Color, Move, Position};
 
@@ -296,8 +296,10 @@ impl AccumulatorStack<QuantNetwork> {
         let i = color.index();
         let top = self.len - 1;
         let Some(k) = self.last_done(i, |e| e.psq_done[i]) else {
-            let (_, list) = active_features(pos, color);
-            let sum = list.as_slice().iter().fold(0i32, |s, &f| s.wrapping_add(net.psq(f)));
+            let mut sum = 0i32;
+            // The frame is known: the entry's, recorded at the refresh.
+            let frame = self.entries[top].acc.frames[i];
+            for_each_feature(pos, color, frame, |f| sum = sum.wrapping_add(net.psq(f)));
             self.entries[top].acc.values[i].psq = sum;
             self.entries[top].psq_done[i] = true;
             return;

@@ -114,9 +114,33 @@ impl Transform {
         Square::from_index_masked(TRANSFORM_TABLE[self.0 as usize][sq.index()] as u32)
     }
 
-    /// The image of a set of squares.
+    /// The image of a set of squares, by whole-board bit operations in the
+    /// order of [`Transform::apply`] (the frame's tie-break turns up to
+    /// sixteen bitboards, which square by square cost a loop each).
+    #[inline]
     pub fn apply_bitboard(self, bb: Bitboard) -> Bitboard {
-        bb.fold(Bitboard::EMPTY, |acc, sq| acc | Bitboard::from_square(self.apply(sq)))
+        let mut x = bb.0;
+        if self.0 & 1 != 0 {
+            // Rows reversed: the eight bytes in reverse order.
+            x = x.swap_bytes();
+        }
+        if self.0 & 2 != 0 {
+            // Columns reversed: the bits of each byte in reverse order.
+            x = x.reverse_bits().swap_bytes();
+        }
+        if self.0 & 4 != 0 {
+            // Rows and columns swapped: three exchanges of blocks across
+            // the diagonal row = column (4 x 4, then 2 x 2, then 1 x 1).
+            for (mask, shift) in [
+                (0x0f0f_0f0f_0000_0000u64, 28),
+                (0x3333_0000_3333_0000, 14),
+                (0x5500_5500_5500_5500, 7),
+            ] {
+                let t = mask & (x ^ (x << shift));
+                x ^= t ^ (t >> shift);
+            }
+        }
+        Bitboard(x)
     }
 
     /// The image of a whole position: board turned, hands, side and ply
@@ -263,7 +287,7 @@ fn hand_index(frame: Frame, perspective: Color, holder: Color, role: Role, k: u8
 
 /// The own wazir's canonical square (row, column) of each bucket: the
 /// inverse of `BUCKET_OF`.
-const BUCKET_SQUARE: [(u8, u8); BUCKETS] = [
+static BUCKET_SQUARE: [(u8, u8); BUCKETS] = [
     (0, 0),
     (0, 1),
     (0, 2),
@@ -369,21 +393,40 @@ impl FeatureList {
 pub fn active_features(pos: &Position, perspective: Color) -> (Frame, FeatureList) {
     let frame = frame(pos, perspective);
     let mut list = FeatureList::default();
-    for sq in pos.occupied() {
-        if let Some(piece) = pos.piece_at(sq)
-            && let Some(kind) = board_kind(perspective, piece)
-        {
-            list.push(board_index(frame, kind, sq));
+    for_each_feature(pos, perspective, frame, |f| list.push(f));
+    (frame, list)
+}
+
+/// Calls `visit` with each active feature of `pos` for `perspective` in
+/// `frame`, which must be [`frame`]`(pos, perspective)` (in the order of
+/// [`active_features`], at most [`MAX_ACTIVE`] of them in a game): for a
+/// caller that knows the frame and only folds the features, such as a sum
+/// from scratch, without the list.
+#[inline]
+pub(crate) fn for_each_feature(pos: &Position, perspective: Color, frame: Frame, mut visit: impl FnMut(u16)) {
+    // Kind by kind from the bitboards (the kinds of `board_kind`: own
+    // roles but the wazir, then every enemy role), one table row per frame.
+    let bucket = frame.bucket as usize * FEATURES_PER_BUCKET;
+    let turn = &TRANSFORM_TABLE[frame.transform.0 as usize];
+    let own = Role::DROPPABLE.map(|role| Piece::new(perspective, role));
+    let enemy = Role::ALL.map(|role| Piece::new(!perspective, role));
+    for piece in own.into_iter().chain(enemy) {
+        let Some(kind) = board_kind(perspective, piece) else {
+            continue;
+        };
+        let base = bucket + kind * 64;
+        for sq in pos.squares_of(piece) {
+            visit((base + turn[sq.index()] as usize) as u16);
         }
     }
     for holder in Color::ALL {
         for role in Role::DROPPABLE {
+            let first = hand_index(frame, perspective, holder, role, 0);
             for k in 0..pos.hand(holder).count(role).min(2 * role.count_per_side()) {
-                list.push(hand_index(frame, perspective, holder, role, k));
+                visit(first + u16::from(k));
             }
         }
     }
-    (frame, list)
 }
 
 /// How one perspective's features change with a move.
@@ -425,6 +468,26 @@ impl FeatureDelta {
     }
 }
 
+/// Whether the tie-break of `frame` (`perspective`'s frame of `before`,
+/// its own wazir on a diagonal of its quadrant) is settled by the enemy
+/// wazir both before and after `mv`: the enemy wazir is neither moved nor
+/// taken, and `frame` turns it off the diagonal, so the two candidate
+/// symmetries (which differ by swapping rows and columns) turn it to two
+/// different squares, and the one that turns it lower is chosen again.
+#[inline]
+fn enemy_wazir_settles(before: &Position, mv: Move, perspective: Color, frame: Frame) -> bool {
+    let Some(enemy) = before.wazir(!perspective) else {
+        return false;
+    };
+    if let Move::Jump { from, to } = mv
+        && (from == enemy || to == enemy)
+    {
+        return false;
+    }
+    let turned = frame.transform.apply(enemy);
+    turned.row() != turned.col()
+}
+
 /// The change of `perspective`'s features when `mv` takes `before` (whose
 /// frame for `perspective` is `frame_before`) to `after`.
 pub fn move_delta(
@@ -436,15 +499,16 @@ pub fn move_delta(
 ) -> FeatureDelta {
     // The frame is a function of the own wazir's square, and of the rest
     // of the position only when that square is on a diagonal of its
-    // quadrant (the tie-break): with the wazir off the diagonals and
-    // neither moved nor taken, it stays, and is not recomputed.
+    // quadrant (the tie-break): with the wazir neither moved nor taken,
+    // and off the diagonals or with the tie settled by the enemy wazir, it
+    // stays, and is not recomputed.
     let own_wazir = Some(Piece::new(perspective, Role::Wazir));
     let wazir_stays = match mv {
         Move::Drop { .. } => true,
         Move::Jump { from, to } => before.piece_at(from) != own_wazir && before.piece_at(to) != own_wazir,
     };
     let (r, c) = BUCKET_SQUARE[frame_before.bucket as usize % BUCKETS];
-    let frame_after = if wazir_stays && r != c {
+    let frame_after = if wazir_stays && (r != c || enemy_wazir_settles(before, mv, perspective, frame_before)) {
         frame_before
     } else {
         frame(after, perspective)
@@ -509,6 +573,27 @@ pub fn move_delta(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_turned_bitboard_is_its_squares_turned_one_by_one() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..200 {
+            // A xorshift walk through sparse and dense boards alike.
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            for bb in [
+                Bitboard(x),
+                Bitboard(x & x.rotate_left(23)),
+                Bitboard(x | x.rotate_left(11)),
+            ] {
+                for t in Transform::ALL {
+                    let by_square = bb.fold(Bitboard::EMPTY, |acc, sq| acc | Bitboard::from_square(t.apply(sq)));
+                    assert_eq!(t.apply_bitboard(bb), by_square, "{t:?} of {:#x}", bb.0);
+                }
+            }
+        }
+    }
 
     #[test]
     fn transforms_are_the_eight_symmetries() {
