@@ -25,7 +25,9 @@
 //! model ([`crate::LinearNet`], one number per feature), through
 //! [`Incremental`].
 
-use crate::features::{FeatureDelta, Frame, active_features, for_each_feature, move_delta};
+use crate::features::{
+    FeatureDelta, FeatureSource, Frame, active_features, for_each_feature, move_delta, source_delta,
+};
 use crate::network::{HalfAccumulator, QuantNetwork};
 use leaper_rules::{Color, Move, Position};
 
@@ -126,6 +128,21 @@ const NO_CHANGE: FeatureDelta = FeatureDelta::Update {
 pub struct AccumulatorStack<N: Incremental = QuantNetwork> {
     entries: Vec<Entry<N>>,
     len: usize,
+    /// The network's psq sums from scratch, by colour and frame: the last
+    /// one computed and what it was computed from (see
+    /// [`AccumulatorStack::psq_sums`]); emptied by `reset`.
+    psq_cache: Vec<Option<PsqCached>>,
+}
+
+/// A psq sum of one perspective in one frame and the source of the
+/// features it sums. A wazir move changes every feature of its side, so
+/// the sum is needed from scratch; but positions of one search are alike,
+/// and in the same frame the new sum is an old one changed by the few
+/// features that differ, instead of some thirty lookups.
+#[derive(Clone, Copy, Debug)]
+struct PsqCached {
+    source: FeatureSource,
+    psq: i32,
 }
 
 impl<N: Incremental> Default for AccumulatorStack<N> {
@@ -140,6 +157,7 @@ impl<N: Incremental> AccumulatorStack<N> {
         AccumulatorStack {
             entries: Vec::with_capacity(128),
             len: 0,
+            psq_cache: Vec::new(),
         }
     }
 
@@ -157,6 +175,8 @@ impl<N: Incremental> AccumulatorStack<N> {
             self.entries[0] = root;
         }
         self.len = 1;
+        // The cache holds sums of the network of the previous path.
+        self.psq_cache.clear();
     }
 
     /// How many positions are on the path (1 after `reset`).
@@ -296,10 +316,32 @@ impl AccumulatorStack<QuantNetwork> {
         let i = color.index();
         let top = self.len - 1;
         let Some(k) = self.last_done(i, |e| e.psq_done[i]) else {
-            let mut sum = 0i32;
             // The frame is known: the entry's, recorded at the refresh.
             let frame = self.entries[top].acc.frames[i];
-            for_each_feature(pos, color, frame, |f| sum = sum.wrapping_add(net.psq(f)));
+            let source = FeatureSource::of(pos, color);
+            if self.psq_cache.is_empty() {
+                self.psq_cache.resize(2 * Frame::COUNT, None);
+            }
+            let slot = &mut self.psq_cache[i * Frame::COUNT + frame.index()];
+            let sum = match slot {
+                Some(cached) => {
+                    let mut sum = cached.psq;
+                    source_delta(color, frame, &cached.source, &source, |f, added| {
+                        sum = if added {
+                            sum.wrapping_add(net.psq(f))
+                        } else {
+                            sum.wrapping_sub(net.psq(f))
+                        };
+                    });
+                    sum
+                }
+                None => {
+                    let mut sum = 0i32;
+                    for_each_feature(pos, color, frame, |f| sum = sum.wrapping_add(net.psq(f)));
+                    sum
+                }
+            };
+            *slot = Some(PsqCached { source, psq: sum });
             self.entries[top].acc.values[i].psq = sum;
             self.entries[top].psq_done[i] = true;
             return;

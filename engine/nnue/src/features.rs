@@ -216,6 +216,17 @@ pub struct Frame {
     pub transform: Transform,
 }
 
+impl Frame {
+    /// How many frames there are: ten buckets times eight symmetries.
+    pub(crate) const COUNT: usize = BUCKETS * 8;
+
+    /// A distinct index below [`Frame::COUNT`].
+    #[inline]
+    pub(crate) fn index(self) -> usize {
+        (self.bucket as usize % BUCKETS) * 8 + (self.transform.0 as usize & 7)
+    }
+}
+
 /// The board kind of `piece` for `perspective`, `None` for the own wazir.
 #[inline]
 fn board_kind(perspective: Color, piece: Piece) -> Option<usize> {
@@ -424,6 +435,85 @@ pub(crate) fn for_each_feature(pos: &Position, perspective: Color, frame: Frame,
             let first = hand_index(frame, perspective, holder, role, 0);
             for k in 0..pos.hand(holder).count(role).min(2 * role.count_per_side()) {
                 visit(first + u16::from(k));
+            }
+        }
+    }
+}
+
+/// What one perspective's features are read from, in a form two positions
+/// compare by: the squares of each board kind (untransformed) and the
+/// capped hand counts. In one frame, the features of two positions differ
+/// exactly where their sources do ([`source_delta`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) struct FeatureSource {
+    /// The squares of each kind of `board_kind`.
+    boards: [u64; BOARD_KINDS],
+    /// The capped count of each droppable role in each hand, by colour.
+    hands: [[u8; 4]; 2],
+}
+
+impl FeatureSource {
+    /// The source of `perspective`'s features in `pos`.
+    #[inline]
+    pub(crate) fn of(pos: &Position, perspective: Color) -> FeatureSource {
+        let mut boards = [0; BOARD_KINDS];
+        for role in Role::ALL {
+            if let Some(kind) = board_kind(perspective, Piece::new(perspective, role)) {
+                boards[kind] = pos.squares_of(Piece::new(perspective, role)).0;
+            }
+            if let Some(kind) = board_kind(perspective, Piece::new(!perspective, role)) {
+                boards[kind] = pos.squares_of(Piece::new(!perspective, role)).0;
+            }
+        }
+        let hands = Color::ALL
+            .map(|holder| Role::DROPPABLE.map(|role| pos.hand(holder).count(role).min(2 * role.count_per_side())));
+        FeatureSource { boards, hands }
+    }
+}
+
+/// Calls `change(feature, false)` with each feature of `perspective` in
+/// `frame` that `old` makes active and `new` does not, and
+/// `change(feature, true)` with each the other way round: with the sum of
+/// `old`'s features in `frame`, the sum of `new`'s, at the cost of the few
+/// that differ.
+#[inline]
+pub(crate) fn source_delta(
+    perspective: Color,
+    frame: Frame,
+    old: &FeatureSource,
+    new: &FeatureSource,
+    mut change: impl FnMut(u16, bool),
+) {
+    let bucket = frame.bucket as usize * FEATURES_PER_BUCKET;
+    let turn = &TRANSFORM_TABLE[frame.transform.0 as usize];
+    for kind in 0..BOARD_KINDS {
+        let (was, is) = (old.boards[kind], new.boards[kind]);
+        if was == is {
+            continue;
+        }
+        let base = bucket + kind * 64;
+        for sq in Bitboard(was & !is) {
+            change((base + turn[sq.index()] as usize) as u16, false);
+        }
+        for sq in Bitboard(is & !was) {
+            change((base + turn[sq.index()] as usize) as u16, true);
+        }
+    }
+    if old.hands == new.hands {
+        return;
+    }
+    for holder in Color::ALL {
+        for role in Role::DROPPABLE {
+            let (was, is) = (
+                old.hands[holder.index()][role.index()],
+                new.hands[holder.index()][role.index()],
+            );
+            let first = hand_index(frame, perspective, holder, role, 0);
+            for k in is..was {
+                change(first + u16::from(k), false);
+            }
+            for k in was..is {
+                change(first + u16::from(k), true);
             }
         }
     }
