@@ -111,7 +111,7 @@ impl Transform {
     /// The image of `sq`.
     #[inline]
     pub const fn apply(self, sq: Square) -> Square {
-        Square::from_index_masked(TRANSFORM_TABLE[self.0 as usize][sq.index()] as u32)
+        Square::from_index_masked(TRANSFORM_TABLE[self.0 as usize & 7][sq.index() & 63] as u32)
     }
 
     /// The image of a set of squares, by whole-board bit operations in the
@@ -219,6 +219,15 @@ pub struct Frame {
 impl Frame {
     /// How many frames there are: ten buckets times eight symmetries.
     pub(crate) const COUNT: usize = BUCKETS * 8;
+
+    /// Whether the own wazir stands on a diagonal of its quadrant (row =
+    /// column in the triangle: buckets 0, 4, 7 and 9), where the frame
+    /// has a tie to break.
+    #[inline]
+    pub(crate) fn on_diagonal(self) -> bool {
+        const DIAGONAL_BUCKETS: u16 = 1 | 1 << 4 | 1 << 7 | 1 << 9;
+        DIAGONAL_BUCKETS >> (self.bucket & 15) & 1 != 0
+    }
 
     /// A distinct index below [`Frame::COUNT`].
     #[inline]
@@ -580,6 +589,7 @@ fn enemy_wazir_settles(before: &Position, mv: Move, perspective: Color, frame: F
 
 /// The change of `perspective`'s features when `mv` takes `before` (whose
 /// frame for `perspective` is `frame_before`) to `after`.
+#[inline]
 pub fn move_delta(
     before: &Position,
     mv: Move,
@@ -597,12 +607,12 @@ pub fn move_delta(
         Move::Drop { .. } => true,
         Move::Jump { from, to } => before.piece_at(from) != own_wazir && before.piece_at(to) != own_wazir,
     };
-    let (r, c) = BUCKET_SQUARE[frame_before.bucket as usize % BUCKETS];
-    let frame_after = if wazir_stays && (r != c || enemy_wazir_settles(before, mv, perspective, frame_before)) {
-        frame_before
-    } else {
-        frame(after, perspective)
-    };
+    let frame_after =
+        if wazir_stays && (!frame_before.on_diagonal() || enemy_wazir_settles(before, mv, perspective, frame_before)) {
+            frame_before
+        } else {
+            frame(after, perspective)
+        };
     if frame_after != frame_before {
         return FeatureDelta::Refresh(frame_after);
     }
@@ -708,6 +718,11 @@ mod tests {
     fn bucket_squares_invert_the_bucket_table_and_offsets_fill_their_range() {
         for (b, &(r, c)) in BUCKET_SQUARE.iter().enumerate() {
             assert_eq!(BUCKET_OF[r as usize][c as usize] as usize, b);
+            let frame = Frame {
+                bucket: b as u8,
+                transform: Transform::IDENTITY,
+            };
+            assert_eq!(frame.on_diagonal(), r == c, "bucket {b}");
         }
         let mut seen = vec![false; OFFSET_FACTORS];
         for f in 0..NUM_FEATURES as u16 {
