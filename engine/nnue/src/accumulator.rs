@@ -26,7 +26,7 @@
 //! [`Incremental`].
 
 use crate::features::{
-    FeatureDelta, FeatureSource, Frame, active_features, for_each_feature, move_delta, source_delta,
+    FeatureDelta, FeatureList, FeatureSource, Frame, active_features, for_each_feature, move_delta, source_delta,
 };
 use crate::network::{HalfAccumulator, QuantNetwork};
 use leaper_rules::{Color, Move, Position};
@@ -128,10 +128,25 @@ const NO_CHANGE: FeatureDelta = FeatureDelta::Update {
 pub struct AccumulatorStack<N: Incremental = QuantNetwork> {
     entries: Vec<Entry<N>>,
     len: usize,
+    /// Accumulators from scratch, by colour and frame: the last one
+    /// computed and what it was computed from (see [`Refreshed`]); emptied
+    /// by `reset`.
+    refresh_cache: Vec<Option<Refreshed<N>>>,
     /// The network's psq sums from scratch, by colour and frame: the last
     /// one computed and what it was computed from (see
     /// [`AccumulatorStack::psq_sums`]); emptied by `reset`.
     psq_cache: Vec<Option<PsqCached>>,
+}
+
+/// An accumulator of one perspective in one frame and the source of the
+/// features it sums: a wazir move changes every feature of its side, but
+/// in the same frame a later accumulator is this one changed by the few
+/// features that differ (the accumulator cache of chess engines, which
+/// they call a "Finny table").
+#[derive(Clone, Debug)]
+struct Refreshed<N: Incremental> {
+    source: FeatureSource,
+    values: N::Values,
 }
 
 /// A psq sum of one perspective in one frame and the source of the
@@ -157,6 +172,7 @@ impl<N: Incremental> AccumulatorStack<N> {
         AccumulatorStack {
             entries: Vec::with_capacity(128),
             len: 0,
+            refresh_cache: Vec::new(),
             psq_cache: Vec::new(),
         }
     }
@@ -176,6 +192,7 @@ impl<N: Incremental> AccumulatorStack<N> {
         }
         self.len = 1;
         // The cache holds sums of the network of the previous path.
+        self.refresh_cache.clear();
         self.psq_cache.clear();
     }
 
@@ -246,7 +263,7 @@ impl<N: Incremental> AccumulatorStack<N> {
         let i = color.index();
         let top = self.len - 1;
         let Some(k) = self.last_done(i, |e| e.computed[i]) else {
-            self.entries[top].acc.refresh_side(net, pos, color);
+            self.refresh_cached(net, pos, color);
             self.entries[top].computed[i] = true;
             self.entries[top].psq_done[i] = true;
             return;
@@ -262,6 +279,42 @@ impl<N: Incremental> AccumulatorStack<N> {
             );
             child.computed[i] = true;
             child.psq_done[i] = true;
+        }
+    }
+
+    /// Computes `color`'s accumulator of the top entry (whose frame is
+    /// recorded) from the cached one of the same colour and frame, changed
+    /// by the features that differ, or from scratch if there is none; and
+    /// caches the result.
+    fn refresh_cached(&mut self, net: &N, pos: &Position, color: Color) {
+        let i = color.index();
+        let top = self.len - 1;
+        let frame = self.entries[top].acc.frames[i];
+        let source = FeatureSource::of(pos, color);
+        if self.refresh_cache.is_empty() {
+            self.refresh_cache.resize(2 * Frame::COUNT, None);
+        }
+        let slot = &mut self.refresh_cache[i * Frame::COUNT + frame.index()];
+        let values = &mut self.entries[top].acc.values[i];
+        match slot {
+            Some(cached) => {
+                let (mut removed, mut added) = (FeatureList::default(), FeatureList::default());
+                source_delta(color, frame, &cached.source, &source, |f, is_added| {
+                    if is_added { added.push(f) } else { removed.push(f) }
+                });
+                net.update_from(&cached.values, values, removed.as_slice(), added.as_slice());
+                cached.source = source;
+                cached.values.clone_from(values);
+            }
+            None => {
+                let mut list = FeatureList::default();
+                for_each_feature(pos, color, frame, |f| list.push(f));
+                net.refresh(list.as_slice(), values);
+                *slot = Some(Refreshed {
+                    source,
+                    values: values.clone(),
+                });
+            }
         }
     }
 

@@ -380,7 +380,7 @@ impl Default for FeatureList {
 
 impl FeatureList {
     #[inline]
-    fn push(&mut self, index: u16) {
+    pub(crate) fn push(&mut self, index: u16) {
         // A game never has more (see MAX_ACTIVE); a hand-built oddity is
         // cut rather than allowed to index out of range.
         if self.len < MAX_ACTIVE {
