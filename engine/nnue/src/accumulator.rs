@@ -26,7 +26,7 @@
 //! [`Incremental`].
 
 use crate::features::{
-    FeatureDelta, FeatureList, FeatureSource, Frame, active_features, for_each_feature, move_delta, source_delta,
+    FeatureDelta, FeatureList, FeatureSource, Frame, active_features, for_each_feature, move_deltas, source_delta,
 };
 use crate::network::{HalfAccumulator, QuantNetwork};
 use leaper_rules::{Color, Move, Position};
@@ -215,16 +215,15 @@ impl<N: Incremental> AccumulatorStack<N> {
 
     /// Records the change of a new ply: the next entry's frames and deltas,
     /// nothing computed yet.
-    fn push_entry(&mut self, delta: impl Fn(Color, Frame) -> FeatureDelta) {
+    fn push_entry(&mut self, deltas: impl FnOnce([Frame; 2]) -> [FeatureDelta; 2]) {
         debug_assert!(self.len > 0, "push before reset");
         if self.len == self.entries.len() {
             let copy = self.entries[self.len - 1].clone();
             self.entries.push(copy);
         }
         let (parent, child) = self.parent_and_child(self.len);
-        for color in Color::ALL {
-            let i = color.index();
-            let d = delta(color, parent.acc.frames[i]);
+        let deltas = deltas(parent.acc.frames);
+        for (i, d) in deltas.into_iter().enumerate() {
             child.acc.frames[i] = match d {
                 FeatureDelta::Refresh(frame) => frame,
                 FeatureDelta::Update { .. } => parent.acc.frames[i],
@@ -239,13 +238,13 @@ impl<N: Incremental> AccumulatorStack<N> {
     /// Records the move `mv` that took `before` (the current position) to
     /// `after`. The arithmetic waits until a position is evaluated.
     pub fn push(&mut self, before: &Position, mv: Move, after: &Position) {
-        self.push_entry(|color, frame| move_delta(before, mv, after, color, frame));
+        self.push_entry(|frames| move_deltas(before, mv, after, frames));
     }
 
     /// Records a null move (the side to move passes): the features, which
     /// are relative to each colour, do not change.
     pub fn push_null(&mut self) {
-        self.push_entry(|_, _| NO_CHANGE);
+        self.push_entry(|_| [NO_CHANGE; 2]);
     }
 
     /// Goes back one ply (unmake). The root is never popped.

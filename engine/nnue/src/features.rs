@@ -597,16 +597,75 @@ pub fn move_delta(
     perspective: Color,
     frame_before: Frame,
 ) -> FeatureDelta {
+    delta_of(&MoveFacts::of(before, mv), before, mv, after, perspective, frame_before)
+}
+
+/// [`move_delta`] for both perspectives (indexed by colour, as are the
+/// frames of `before`), reading what the move does from `before` once.
+#[inline]
+pub fn move_deltas(before: &Position, mv: Move, after: &Position, frames: [Frame; 2]) -> [FeatureDelta; 2] {
+    let facts = MoveFacts::of(before, mv);
+    let [red, blue] = Color::ALL;
+    [
+        delta_of(&facts, before, mv, after, red, frames[red.index()]),
+        delta_of(&facts, before, mv, after, blue, frames[blue.index()]),
+    ]
+}
+
+/// What a move does, as both perspectives' deltas need it.
+#[derive(Clone, Copy, Debug)]
+struct MoveFacts {
+    mover: Color,
+    /// The piece that lands (`None` for a jump from an empty square, which
+    /// no legal move makes).
+    moved: Option<Piece>,
+    /// The piece taken on the landing square, if any.
+    victim: Option<Piece>,
+    /// How many of the dropped or taken role the mover held before.
+    in_hand: u8,
+}
+
+impl MoveFacts {
+    #[inline(always)]
+    fn of(before: &Position, mv: Move) -> MoveFacts {
+        let mover = before.turn();
+        match mv {
+            Move::Jump { from, to } => {
+                let victim = before.piece_at(to);
+                MoveFacts {
+                    mover,
+                    moved: before.piece_at(from),
+                    victim,
+                    in_hand: victim.map_or(0, |v| before.hand(mover).count(v.role)),
+                }
+            }
+            Move::Drop { role, .. } => MoveFacts {
+                mover,
+                moved: Some(Piece::new(mover, role)),
+                victim: None,
+                in_hand: before.hand(mover).count(role),
+            },
+        }
+    }
+}
+
+/// [`move_delta`] from the move's facts.
+#[inline(always)]
+fn delta_of(
+    facts: &MoveFacts,
+    before: &Position,
+    mv: Move,
+    after: &Position,
+    perspective: Color,
+    frame_before: Frame,
+) -> FeatureDelta {
     // The frame is a function of the own wazir's square, and of the rest
     // of the position only when that square is on a diagonal of its
     // quadrant (the tie-break): with the wazir neither moved nor taken,
     // and off the diagonals or with the tie settled by the enemy wazir, it
-    // stays, and is not recomputed.
+    // stays, and is not recomputed. (A drop moves no wazir.)
     let own_wazir = Some(Piece::new(perspective, Role::Wazir));
-    let wazir_stays = match mv {
-        Move::Drop { .. } => true,
-        Move::Jump { from, to } => before.piece_at(from) != own_wazir && before.piece_at(to) != own_wazir,
-    };
+    let wazir_stays = facts.moved != own_wazir && facts.victim != own_wazir;
     let frame_after =
         if wazir_stays && (!frame_before.on_diagonal() || enemy_wazir_settles(before, mv, perspective, frame_before)) {
             frame_before
@@ -617,7 +676,7 @@ pub fn move_delta(
         return FeatureDelta::Refresh(frame_after);
     }
     let f = frame_before;
-    let mover = before.turn();
+    let mover = facts.mover;
     let mut removed = [0u16; 2];
     let mut added = [0u16; 2];
     let (mut nr, mut na) = (0usize, 0usize);
@@ -629,17 +688,17 @@ pub fn move_delta(
         added[na] = i;
         na += 1;
     };
+    let Some(piece) = facts.moved else {
+        return FeatureDelta::Refresh(frame_after);
+    };
     match mv {
         Move::Jump { from, to } => {
-            let Some(piece) = before.piece_at(from) else {
-                return FeatureDelta::Refresh(frame_after);
-            };
-            if let Some(victim) = before.piece_at(to) {
+            if let Some(victim) = facts.victim {
                 if let Some(kind) = board_kind(perspective, victim) {
                     remove(board_index(f, kind, to));
                 }
                 if victim.role != Role::Wazir {
-                    let k = before.hand(mover).count(victim.role);
+                    let k = facts.in_hand;
                     if k >= 2 * victim.role.count_per_side() {
                         return FeatureDelta::Refresh(frame_after);
                     }
@@ -652,12 +711,12 @@ pub fn move_delta(
             }
         }
         Move::Drop { role, to } => {
-            let k = before.hand(mover).count(role);
+            let k = facts.in_hand;
             if k == 0 || k > 2 * role.count_per_side() {
                 return FeatureDelta::Refresh(frame_after);
             }
             remove(hand_index(f, perspective, mover, role, k - 1));
-            if let Some(kind) = board_kind(perspective, Piece::new(mover, role)) {
+            if let Some(kind) = board_kind(perspective, piece) {
                 add(board_index(f, kind, to));
             }
         }

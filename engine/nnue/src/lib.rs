@@ -26,7 +26,7 @@ pub mod train;
 
 pub use accumulator::{Accumulator, AccumulatorStack, Incremental};
 pub use features::{
-    FeatureDelta, FeatureList, Frame, MAX_ACTIVE, NUM_FEATURES, Transform, active_features, move_delta,
+    FeatureDelta, FeatureList, Frame, MAX_ACTIVE, NUM_FEATURES, Transform, active_features, move_delta, move_deltas,
 };
 pub use file::{FEATURE_SET_VERSION, FORMAT_VERSION, MAGIC, NetFileError};
 pub use linear::{EvalModel, LINEAR_CLIP, LINEAR_FORMAT_VERSION, LINEAR_MAGIC, LinearNet};
