@@ -6,7 +6,7 @@ mod common;
 
 use common::{MoveKinds, count_kind, random_game};
 use leaper_nnue::features::{self, FeatureDelta, Transform, frame, swap_colors};
-use leaper_nnue::{MAX_ACTIVE, NUM_FEATURES, active_features, move_delta};
+use leaper_nnue::{MAX_ACTIVE, NUM_FEATURES, active_features, move_delta, move_deltas};
 use leaper_rules::{Color, Role};
 
 fn sorted(list: &[u16]) -> Vec<u16> {
@@ -34,6 +34,14 @@ fn incremental_features_equal_scratch_after_random_games() {
             let wazir_moved = mv
                 .from()
                 .is_some_and(|f| before.piece_at(f).is_some_and(|p| p.role == Role::Wazir));
+            // Both perspectives at once, as a push computes them, are each
+            // perspective's own.
+            let frames = [sets[0].0, sets[1].0];
+            assert_eq!(
+                move_deltas(before, mv, after, frames),
+                Color::ALL.map(|c| move_delta(before, mv, after, c, frames[c.index()])),
+                "seed {seed} ply {i}"
+            );
             for color in Color::ALL {
                 let (frame_before, set) = &mut sets[color.index()];
                 match move_delta(before, mv, after, color, *frame_before) {
