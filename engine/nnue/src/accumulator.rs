@@ -368,34 +368,7 @@ impl AccumulatorStack<QuantNetwork> {
         let i = color.index();
         let top = self.len - 1;
         let Some(k) = self.last_done(i, |e| e.psq_done[i]) else {
-            // The frame is known: the entry's, recorded at the refresh.
-            let frame = self.entries[top].acc.frames[i];
-            let source = FeatureSource::of(pos, color);
-            if self.psq_cache.is_empty() {
-                self.psq_cache.resize(2 * Frame::COUNT, None);
-            }
-            let slot = &mut self.psq_cache[i * Frame::COUNT + frame.index()];
-            let sum = match slot {
-                Some(cached) => {
-                    let mut sum = cached.psq;
-                    source_delta(color, frame, &cached.source, &source, |f, added| {
-                        sum = if added {
-                            sum.wrapping_add(net.psq(f))
-                        } else {
-                            sum.wrapping_sub(net.psq(f))
-                        };
-                    });
-                    sum
-                }
-                None => {
-                    let mut sum = 0i32;
-                    for_each_feature(pos, color, frame, |f| sum = sum.wrapping_add(net.psq(f)));
-                    sum
-                }
-            };
-            *slot = Some(PsqCached { source, psq: sum });
-            self.entries[top].acc.values[i].psq = sum;
-            self.entries[top].psq_done[i] = true;
+            self.psq_from_scratch(net, pos, color);
             return;
         };
         for j in k + 1..=top {
@@ -411,5 +384,43 @@ impl AccumulatorStack<QuantNetwork> {
             child.acc.values[i].psq = psq;
             child.psq_done[i] = true;
         }
+    }
+
+    /// [`AccumulatorStack::compute_psq`] when a refresh comes first: from
+    /// the cached sum of the same colour and frame, or from scratch. Kept
+    /// out of line, so that the common path (a step or two of deltas)
+    /// stays small.
+    #[inline(never)]
+    fn psq_from_scratch(&mut self, net: &QuantNetwork, pos: &Position, color: Color) {
+        let i = color.index();
+        let top = self.len - 1;
+        // The frame is known: the entry's, recorded at the refresh.
+        let frame = self.entries[top].acc.frames[i];
+        let source = FeatureSource::of(pos, color);
+        if self.psq_cache.is_empty() {
+            self.psq_cache.resize(2 * Frame::COUNT, None);
+        }
+        let slot = &mut self.psq_cache[i * Frame::COUNT + frame.index()];
+        let sum = match slot {
+            Some(cached) => {
+                let mut sum = cached.psq;
+                source_delta(color, frame, &cached.source, &source, |f, added| {
+                    sum = if added {
+                        sum.wrapping_add(net.psq(f))
+                    } else {
+                        sum.wrapping_sub(net.psq(f))
+                    };
+                });
+                sum
+            }
+            None => {
+                let mut sum = 0i32;
+                for_each_feature(pos, color, frame, |f| sum = sum.wrapping_add(net.psq(f)));
+                sum
+            }
+        };
+        *slot = Some(PsqCached { source, psq: sum });
+        self.entries[top].acc.values[i].psq = sum;
+        self.entries[top].psq_done[i] = true;
     }
 }
