@@ -15,9 +15,12 @@
 //! forward. Many searched nodes are never evaluated (hash cuts, finished
 //! games, a wazir that can be taken at once, the children of cut-offs), and
 //! those then cost no accumulator work at all. A refresh recorded on the
-//! way back is done on the evaluated position itself, from scratch, since
-//! the positions in between are no longer at hand (and one refresh is
-//! cheaper than a refresh plus updates).
+//! way back is done on the evaluated position itself, since the positions
+//! in between are no longer at hand (and one refresh is cheaper than a
+//! refresh plus updates); not from scratch, but from the last accumulator
+//! (or psq sum) computed so in the same colour and frame, changed by the
+//! pieces and hand counts that differ: the accumulator cache of chess
+//! engines (a "Finny table"), emptied at each `reset`.
 //!
 //! The same machinery serves every model that sums per-feature rows: the
 //! network ([`QuantNetwork`], a row of [`crate::L1`] per feature and a psq
