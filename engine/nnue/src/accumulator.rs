@@ -152,6 +152,16 @@ struct Refreshed<N: Incremental> {
     values: N::Values,
 }
 
+/// The entry of `color` and `frame` in a refresh cache (2 x
+/// [`Frame::COUNT`] entries, allocated at first use).
+#[inline]
+fn cache_slot<T: Clone>(cache: &mut Vec<Option<T>>, color: Color, frame: Frame) -> &mut Option<T> {
+    if cache.is_empty() {
+        cache.resize(2 * Frame::COUNT, None);
+    }
+    &mut cache[color.index() * Frame::COUNT + frame.index()]
+}
+
 /// A psq sum of one perspective in one frame and the source of the
 /// features it sums. A wazir move changes every feature of its side, so
 /// the sum is needed from scratch; but positions of one search are alike,
@@ -293,10 +303,7 @@ impl<N: Incremental> AccumulatorStack<N> {
         let top = self.len - 1;
         let frame = self.entries[top].acc.frames[i];
         let source = FeatureSource::of(pos, color);
-        if self.refresh_cache.is_empty() {
-            self.refresh_cache.resize(2 * Frame::COUNT, None);
-        }
-        let slot = &mut self.refresh_cache[i * Frame::COUNT + frame.index()];
+        let slot = cache_slot(&mut self.refresh_cache, color, frame);
         let values = &mut self.entries[top].acc.values[i];
         match slot {
             Some(cached) => {
@@ -400,10 +407,7 @@ impl AccumulatorStack<QuantNetwork> {
         // The frame is known: the entry's, recorded at the refresh.
         let frame = self.entries[top].acc.frames[i];
         let source = FeatureSource::of(pos, color);
-        if self.psq_cache.is_empty() {
-            self.psq_cache.resize(2 * Frame::COUNT, None);
-        }
-        let slot = &mut self.psq_cache[i * Frame::COUNT + frame.index()];
+        let slot = cache_slot(&mut self.psq_cache, color, frame);
         let sum = match slot {
             Some(cached) => {
                 let mut sum = cached.psq;
