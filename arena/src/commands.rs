@@ -131,6 +131,10 @@ pub(crate) fn print_final(report: &RunReport, config: &RunConfig, out: &Path) {
     }
     let end = match report.end {
         RunEnd::Complete if report.summary.finished => "all games played".to_owned(),
+        RunEnd::Complete if arena::stopping() => format!(
+            "interrupted (the games in flight are not counted; --resume {} plays the rest)",
+            out.display()
+        ),
         RunEnd::Complete => "stopped early".to_owned(),
         RunEnd::Sprt(d) => format!("SPRT decided: {}", d.name()),
     };
@@ -157,6 +161,7 @@ pub(crate) fn print_final(report: &RunReport, config: &RunConfig, out: &Path) {
 /// Bad settings, an engine that fails its check, unwritable files.
 pub fn run(mode: Mode, matches: &ArgMatches) -> anyhow::Result<()> {
     let args = RunSettings::from_matches(matches)?;
+    crate::REPORTS_ON_INTERRUPT.store(true, std::sync::atomic::Ordering::SeqCst);
     if let Some(dir) = &args.resume {
         let mut config = arena::saved_config(dir)?;
         if let Some(n) = args.concurrency {
@@ -208,6 +213,7 @@ fn sibling(name: &str) -> anyhow::Result<PathBuf> {
 /// # Errors
 /// No `leaper` next to the arena, or the run failing to start.
 pub fn selftest(quiet: bool) -> anyhow::Result<()> {
+    crate::REPORTS_ON_INTERRUPT.store(true, std::sync::atomic::Ordering::SeqCst);
     let leaper = sibling("leaper")?;
     let config = arena::selftest_config(&leaper)?;
     let (option, value) = arena::SELFTEST_WEAKENING;

@@ -74,7 +74,9 @@ pub use player::{
     UciEngine, Violations,
 };
 pub use pool::{Feed, GamePool, PoolResult, play_fed};
-pub use process::{EngineLine, EngineProcess, ReadError, SpawnError, TERM_GRACE, stop_all_engines, stopping};
+pub use process::{
+    EngineLine, EngineProcess, ReadError, SpawnError, TERM_GRACE, stop_all_engines, stopping, wait_engines_stopped,
+};
 pub use report::{Layout, ResultsBlock, players_text, results_text, score_line, standings_text};
 pub use runner::{
     CONFIG_FILE, EVENTS_FILE, EngineInfo, GAMES_FILE, OPENINGS_FILE, Quiet, RunEnd, RunError, RunObserver, RunReport,

@@ -66,14 +66,28 @@ enum Command {
 }
 
 /// The exit status after Ctrl-C or `SIGTERM` (128 + SIGINT, as shells do).
-const INTERRUPTED: i32 = 130;
+const INTERRUPTED: u8 = 130;
+
+/// How long the Ctrl-C handler, once the engines are gone, leaves a
+/// command that reports on interruption (see [`REPORTS_ON_INTERRUPT`])
+/// to return and print what it had, before it exits anyway.
+const AFTER_INTERRUPT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Set by the commands that end their run when interrupted and print its
+/// standings (match, gauntlet, round robin, a resumed run, the self-test):
+/// the Ctrl-C handler then leaves them time to. Other commands (a server,
+/// a worker waiting on its database) exit as soon as the engines are gone.
+pub(crate) static REPORTS_ON_INTERRUPT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 fn main() -> ExitCode {
     // Engines run in process groups of their own, out of reach of the
     // terminal's Ctrl-C: end them all before going.
     if let Err(error) = ctrlc::set_handler(|| {
         arena::stop_all_engines(arena::TERM_GRACE);
-        std::process::exit(INTERRUPTED);
+        if REPORTS_ON_INTERRUPT.load(std::sync::atomic::Ordering::SeqCst) {
+            std::thread::sleep(AFTER_INTERRUPT);
+        }
+        std::process::exit(i32::from(INTERRUPTED));
     }) {
         eprintln!("arena: warning: cannot handle Ctrl-C ({error}); engines may outlive an interrupted run");
     }
@@ -101,14 +115,17 @@ fn main() -> ExitCode {
         Some(Command::Export(args)) => db_cli::export(args),
         None => commands::selftest(cli.quiet),
     };
-    // Ctrl-C or SIGTERM: the handler is ending the engines and exits with
-    // INTERRUPTED once they are gone. What the command returned meanwhile
-    // is not its outcome, and returning now could end the process before
-    // the engines: wait for the handler.
+    // Ctrl-C or SIGTERM: the handler is ending the engines. A run's
+    // games in flight were abandoned, not recorded, and the command has
+    // printed the standings of those played. Exiting before the handler
+    // is done could leave an engine behind: wait for it, then exit as
+    // interrupted (an error is one the interruption caused).
     if arena::stopping() {
-        loop {
-            std::thread::park();
+        arena::wait_engines_stopped();
+        if let Err(error) = outcome {
+            eprintln!("arena: interrupted: {error:#}");
         }
+        return ExitCode::from(INTERRUPTED);
     }
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

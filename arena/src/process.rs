@@ -119,17 +119,20 @@ struct Counters {
     spare_bytes: AtomicUsize,
 }
 
-/// The process groups of the engines alive, and whether the arena is
-/// stopping (then no engine is started any more).
+/// The process groups of the engines alive, whether the arena is
+/// stopping (then no engine is started any more), and whether the
+/// engines alive when it began stopping are gone.
 #[derive(Debug)]
 struct Groups {
     live: Vec<i32>,
     stopping: bool,
+    stopped: bool,
 }
 
 static GROUPS: Mutex<Groups> = Mutex::new(Groups {
     live: Vec::new(),
     stopping: false,
+    stopped: false,
 });
 
 /// Whether [`stop_all_engines`] was called: failures seen from then on
@@ -157,6 +160,16 @@ pub fn stop_all_engines(grace: Duration) {
     }
     for &group in &live {
         let _ = killpg(Pid::from_raw(group), Signal::SIGKILL);
+    }
+    GROUPS.lock().stopped = true;
+}
+
+/// Waits until [`stop_all_engines`] has ended every engine (it has been
+/// called, or is being called on another thread): then the arena may exit
+/// without leaving one behind.
+pub fn wait_engines_stopped() {
+    while !GROUPS.lock().stopped {
+        thread::sleep(Duration::from_millis(2));
     }
 }
 

@@ -371,6 +371,23 @@ fn ctrl_c_starts_no_more_games() {
         "{started} games started, {finished} finished, with one slot"
     );
     assert!(finished < 5000, "the run was interrupted before its end");
+    // It prints the standings of the games it recorded, says it was
+    // interrupted, and leaves a summary of exactly those games.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let recorded = std::fs::read_to_string(dir.join("games.csv"))
+        .expect("games.csv")
+        .lines()
+        .count()
+        - 1;
+    assert!(
+        recorded >= 1 && recorded <= finished,
+        "{recorded} rows, {finished} finished"
+    );
+    assert!(stdout.contains(&format!("Games: {recorded},")), "{stdout}");
+    assert!(stdout.contains("interrupted"), "{stdout}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).expect("summary.json")).unwrap();
+    assert_eq!(summary["games"], recorded, "{summary}");
 }
 
 #[test]
