@@ -105,6 +105,17 @@ pub(super) fn wazir_attack(pos: &Position) -> Option<(Square, Bitboard)> {
     attackers.is_nonempty().then_some((wazir, attackers))
 }
 
+/// Whether a check (`mv`, which attacks the enemy wazir) is searched a
+/// ply deeper, given that `CheckExtension` is on: always, or with
+/// `SafeCheckExtension` only when no enemy piece attacks the square it
+/// lands on. A side with pieces in hand has checks by drops on many
+/// squares, and extending every one lets a chain of them (each reply an
+/// evasion, each evasion met by a new drop) keep the depth from falling.
+#[inline]
+pub(super) fn extends_check(params: &Params, pos: &Position, mv: Move) -> bool {
+    !params.safe_check_extension || pos.attackers(mv.to(), !pos.turn()).is_empty()
+}
+
 /// Whether the side to move can capture the enemy wazir now.
 #[inline]
 pub fn can_capture_wazir(pos: &Position) -> Option<Move> {
@@ -331,7 +342,9 @@ impl<'a, E: Evaluator> Context<'a, E> {
             let child = pos.after(mv);
             self.path[0] = Some(mv);
             self.eval.push(pos, mv, &child);
-            let extend = self.params.check_extension && attacks_after(pos, mv, their_wazir);
+            let extend = self.params.check_extension
+                && attacks_after(pos, mv, their_wazir)
+                && extends_check(self.params, pos, mv);
             let new_depth = depth - 1 + i32::from(extend);
             let score = if i == 0 {
                 -self.negamax(&child, new_depth, -beta, -alpha, 1, true)
@@ -546,7 +559,8 @@ impl<'a, E: Evaluator> Context<'a, E> {
                 continue;
             }
             let child = pos.after(mv);
-            let new_depth = depth - 1 + i32::from(extend_ok && check);
+            let extend = extend_ok && check && extends_check(params, pos, mv);
+            let new_depth = depth - 1 + i32::from(extend);
             if params.prefetch && (new_depth > 0 || params.qsearch_table) {
                 self.tt.prefetch(table_key(&child));
             }
@@ -813,4 +827,36 @@ fn raise(best: &mut i32, alpha: &mut i32, best_move: &mut Option<Move>, mv: Move
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Red's dabbaba drops that attack Blue's wazir on d5: from f5, which
+    /// Blue's alfil on h7 attacks, and from b5, which no blue piece does
+    /// (Red's wazir stands on h1, the other pieces are in Blue's hand).
+    /// Both are extended by default; with `SafeCheckExtension` only b5.
+    #[test]
+    fn only_checks_from_unattacked_squares_extend_when_safe() {
+        let pos = Position::from_fen(&format!(
+            "8/8/8/4w3/8/8/8/W5a1 D{}{}ffffnn r 40",
+            "a".repeat(15),
+            "d".repeat(7)
+        ))
+        .unwrap();
+        let drop = |to: &str| Move::Drop {
+            role: Role::Dabbaba,
+            to: to.parse().unwrap(),
+        };
+        let (attacked, free) = (drop("f5"), drop("b5"));
+        let wazir = pos.wazir(Color::Blue);
+        assert!(attacks_after(&pos, attacked, wazir) && attacks_after(&pos, free, wazir));
+        let mut params = Params::default();
+        assert!(!params.safe_check_extension);
+        assert!(extends_check(&params, &pos, attacked) && extends_check(&params, &pos, free));
+        params.safe_check_extension = true;
+        assert!(!extends_check(&params, &pos, attacked));
+        assert!(extends_check(&params, &pos, free));
+    }
 }
