@@ -836,7 +836,7 @@ mod tests {
     /// Red's dabbaba drops that attack Blue's wazir on d5: from f5, which
     /// Blue's alfil on h7 attacks, and from b5, which no blue piece does
     /// (Red's wazir stands on h1, the other pieces are in Blue's hand).
-    /// Both are extended by default; with `SafeCheckExtension` only b5.
+    /// Both are extended without `SafeCheckExtension` (on by default); with it only b5.
     #[test]
     fn only_checks_from_unattacked_squares_extend_when_safe() {
         let pos = Position::from_fen(&format!(
@@ -852,8 +852,10 @@ mod tests {
         let (attacked, free) = (drop("f5"), drop("b5"));
         let wazir = pos.wazir(Color::Blue);
         assert!(attacks_after(&pos, attacked, wazir) && attacks_after(&pos, free, wazir));
-        let mut params = Params::default();
-        assert!(!params.safe_check_extension);
+        let mut params = Params {
+            safe_check_extension: false,
+            ..Params::default()
+        };
         assert!(extends_check(&params, &pos, attacked) && extends_check(&params, &pos, free));
         params.safe_check_extension = true;
         assert!(!extends_check(&params, &pos, attacked));

@@ -253,7 +253,7 @@ tunables! {
         lmr = true, "late-move reductions";
         late_move_pruning = true, "late quiet moves at shallow non-PV nodes are skipped";
         check_extension = true, "a move that attacks the enemy wazir is searched a ply deeper";
-        safe_check_extension = false, "with CheckExtension, only a check from a square no enemy piece attacks is extended (a check the enemy can take is not): chains of checks with drops otherwise keep the depth from falling";
+        safe_check_extension = true, "with CheckExtension, only a check from a square no enemy piece attacks is extended (a check the enemy can take is not): chains of checks with drops otherwise keep the depth from falling";
         repetition = true, "a repeated position scores as a draw (shifted by Optimism)";
         quiescence = true, "a capture search at the leaves (off: the static eval, or evasions when the wazir is attacked)";
         qsearch_bad_captures = true, "the quiescence search skips captures by a more valuable piece on a square the other side attacks";

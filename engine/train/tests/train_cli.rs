@@ -267,7 +267,11 @@ fn the_linear_model_trains_through_the_same_command_and_exports_its_file() {
     assert!(stdout.contains("linear model"), "{stdout}");
     let losses = validation_losses(&stdout);
     assert_eq!(losses.len(), 5, "{stdout}");
-    assert!(losses[4].1 < losses[0].1 - 0.01, "{stdout}");
+    // The file holds the best epoch's model, so the best epoch is what must
+    // beat the untrained one (on 402 validation positions the last epoch
+    // can drift back up by a few thousandths).
+    let best = losses[1..].iter().map(|l| l.1).fold(f32::INFINITY, f32::min);
+    assert!(best < losses[0].1 - 0.01, "{stdout}");
     let model = leaper_nnue::LinearNet::load(&out_path).expect("the exported linear model loads");
     assert!(
         model.bias() != 0 || (0..6360).any(|f| model.weight(f) != 0),
