@@ -836,7 +836,8 @@ mod tests {
     /// Red's dabbaba drops that attack Blue's wazir on d5: from f5, which
     /// Blue's alfil on h7 attacks, and from b5, which no blue piece does
     /// (Red's wazir stands on h1, the other pieces are in Blue's hand).
-    /// Both are extended without `SafeCheckExtension` (on by default); with it only b5.
+    /// Without `SafeCheckExtension` both are extended; with it (the default)
+    /// only b5.
     #[test]
     fn only_checks_from_unattacked_squares_extend_when_safe() {
         let pos = Position::from_fen(&format!(
