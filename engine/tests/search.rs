@@ -354,3 +354,29 @@ fn two_searchers_in_one_process_use_two_evaluations() {
     );
     assert_eq!(b.search(&pos, &depth(4), &Signals::default(), &mut ()).score, psq.score);
 }
+
+/// With `SingleReplyExtension`, a wazir that can only step away from each
+/// check is followed to the end of the chase: in this tournament position
+/// (Red to move, ply 41) the depth-6 search then sees Red's forced win,
+/// which the same depth without it reads as a large advantage only.
+#[test]
+fn the_single_reply_extension_sees_a_chased_wazir_fall() {
+    let pos = play(
+        "AWNDADAADFFAAADA aaddaadnaffaadwa b5d3 g8e7 d3f1 e7d5 a3b5 d5b4 a2a3 ac1 b2c1 h8f6 \
+         f1h3 h7h8 a6c6 g1e3 c1d2 e3c1 d2c1 g4e4 Ae5 g3e3 e5g7 e3c3 a5c3 g5e3 c1d2 b4d5 Dd6 \
+         h2g3 b7d7 e3c1 a3a2 d5b4 a2b2 f6d4 d6d4 b4d3 b2a2 c1e3",
+    );
+    let off = leaper::search::Params::default();
+    assert!(!off.single_reply_extension);
+    let on = leaper::search::Params {
+        single_reply_extension: true,
+        ..off
+    };
+    let plain = searcher().search_with(&pos, &depth(6), &off, &Signals::default(), &mut ());
+    let extended = searcher().search_with(&pos, &depth(6), &on, &Signals::default(), &mut ());
+    let is_win = |score: i32| matches!(ScoreReport::from_score(score), ScoreReport::Mate(n) if n > 0);
+    assert!(is_win(extended.score), "with the extension: {}", extended.score);
+    assert!(!is_win(plain.score), "without it: {}", plain.score);
+    let best = extended.best.expect("a move");
+    assert!(pos.check(&best).is_ok(), "{best:?}");
+}

@@ -529,6 +529,14 @@ impl<'a, E: Evaluator> Context<'a, E> {
                         loss_at(iply)
                     };
                 }
+                if params.single_reply_extension
+                    && self.frames[ply]
+                        .only_move()
+                        .is_some_and(|mv| matches!(mv, Move::Jump { from, .. } if from == wazir))
+                    && iply < self.root_depth
+                {
+                    depth += 1;
+                }
             }
             None => self.frames[ply].start(pos, tt_move, killers, futile, prev),
         }

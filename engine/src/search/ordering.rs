@@ -395,6 +395,12 @@ impl Frame {
         self.len == 0
     }
 
+    /// The node's only move, if it has exactly one (only meaningful right
+    /// after [`Frame::start_evasions`]).
+    pub fn only_move(&self) -> Option<Move> {
+        if self.len == 1 { key_move(self.keys[0]) } else { None }
+    }
+
     #[inline]
     fn push(&mut self, mv: Move, score: i32, tt_move: Option<Move>) {
         if let Some(slot) = self.keys.get_mut(self.len) {

@@ -264,6 +264,7 @@ tunables! {
         prefetch = true, "each child's table bucket is asked for with the processor's prefetch hint before its evaluation update, so that its probe waits less on memory (changes speed, never a result)";
         internal_reduction = false, "internal iterative reduction: a node of at least IirMinDepth with no move from the table is searched a ply shallower (its move ordering is a guess, and a shallower search finds the move for the next visit)";
         lmr_history = false, "late-move reductions follow each quiet move's history: less for moves that have often been good, more for those that have often failed";
+        single_reply_extension = false, "a node (within the root depth's plies) whose attacked wazir has one saving move only, a step of the wazir, searches it a ply deeper: a wazir chased by checks is followed to the end of the chase";
         qsearch_table = false, "the quiescence search asks the transposition table first (a bound that settles a null-window node returns at once) and stores what it found, at depth 0";
     }
 }
