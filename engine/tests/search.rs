@@ -274,24 +274,33 @@ fn every_feature_switch_turned_still_finds_the_forced_capture() {
 }
 
 /// The steps that are off by default change the search when turned on
-/// (so that an SPRT of the switch measures something), and each still
-/// answers a legal move from the same position.
+/// (so that an SPRT of the switch measures something) in the opening
+/// position below or in the wazir chase of [`CHASE`] (a step that
+/// concerns an attacked wazir may find none in the first), and each still
+/// answers a legal move from both.
 #[test]
 fn the_steps_off_by_default_change_the_search_when_on() {
-    let pos = play("AWNAADADAFFAADDA aaaaaffdaddadnwa b5d3 g4e6 a3c4");
+    let positions = [play("AWNAADADAFFAADDA aaaaaffdaddadnwa b5d3 g4e6 a3c4"), play(CHASE)];
     // LmrHistory at its least divisor, so that the short search's young
     // history moves some reduction (at the default 4096 it needs longer).
     let mut base = leaper::search::Params::default();
     base.set("LmrHistoryDivisor", 500).unwrap();
-    let plain = searcher().search_with(&pos, &depth(9), &base, &Signals::default(), &mut ());
+    let plain: Vec<_> = positions
+        .iter()
+        .map(|pos| searcher().search_with(pos, &depth(9), &base, &Signals::default(), &mut ()))
+        .collect();
     let mut tried = 0;
     for switch in leaper::search::Params::SWITCHES.iter().filter(|s| !s.default) {
         let mut params = base;
         params.set_switch(switch.field, true).unwrap();
-        let result = searcher().search_with(&pos, &depth(9), &params, &Signals::default(), &mut ());
-        let best = result.best.unwrap_or_else(|| panic!("{} on: no move", switch.field));
-        assert!(pos.check(&best).is_ok(), "{} on: {best:?}", switch.field);
-        assert_ne!(result.nodes, plain.nodes, "{} on visits the same nodes", switch.field);
+        let mut changed = false;
+        for (pos, plain) in positions.iter().zip(&plain) {
+            let result = searcher().search_with(pos, &depth(9), &params, &Signals::default(), &mut ());
+            let best = result.best.unwrap_or_else(|| panic!("{} on: no move", switch.field));
+            assert!(pos.check(&best).is_ok(), "{} on: {best:?}", switch.field);
+            changed |= result.nodes != plain.nodes;
+        }
+        assert!(changed, "{} on visits the same nodes in both positions", switch.field);
         tried += 1;
     }
     assert!(tried >= 1, "no switch is off by default");
@@ -355,17 +364,19 @@ fn two_searchers_in_one_process_use_two_evaluations() {
     assert_eq!(b.search(&pos, &depth(4), &Signals::default(), &mut ()).score, psq.score);
 }
 
+/// A tournament game at ply 41, Red to move: Blue's wazir is chased by
+/// checks it can only step away from, to a forced loss.
+const CHASE: &str = "AWNDADAADFFAAADA aaddaadnaffaadwa b5d3 g8e7 d3f1 e7d5 a3b5 d5b4 a2a3 ac1 b2c1 h8f6 \
+     f1h3 h7h8 a6c6 g1e3 c1d2 e3c1 d2c1 g4e4 Ae5 g3e3 e5g7 e3c3 a5c3 g5e3 c1d2 b4d5 Dd6 \
+     h2g3 b7d7 e3c1 a3a2 d5b4 a2b2 f6d4 d6d4 b4d3 b2a2 c1e3";
+
 /// With `SingleReplyExtension`, a wazir that can only step away from each
-/// check is followed to the end of the chase: in this tournament position
-/// (Red to move, ply 41) the depth-6 search then sees Red's forced win,
+/// check is followed to the end of the chase: in [`CHASE`] the depth-6
+/// search then sees Red's forced win,
 /// which the same depth without it reads as a large advantage only.
 #[test]
 fn the_single_reply_extension_sees_a_chased_wazir_fall() {
-    let pos = play(
-        "AWNDADAADFFAAADA aaddaadnaffaadwa b5d3 g8e7 d3f1 e7d5 a3b5 d5b4 a2a3 ac1 b2c1 h8f6 \
-         f1h3 h7h8 a6c6 g1e3 c1d2 e3c1 d2c1 g4e4 Ae5 g3e3 e5g7 e3c3 a5c3 g5e3 c1d2 b4d5 Dd6 \
-         h2g3 b7d7 e3c1 a3a2 d5b4 a2b2 f6d4 d6d4 b4d3 b2a2 c1e3",
-    );
+    let pos = play(CHASE);
     let off = leaper::search::Params::default();
     assert!(!off.single_reply_extension);
     let on = leaper::search::Params {
