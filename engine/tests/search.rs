@@ -372,8 +372,8 @@ const CHASE: &str = "AWNDADAADFFAAADA aaddaadnaffaadwa b5d3 g8e7 d3f1 e7d5 a3b5 
 
 /// With `SingleReplyExtension`, a wazir that can only step away from each
 /// check is followed to the end of the chase: in [`CHASE`] the depth-6
-/// search then sees Red's forced win,
-/// which the same depth without it reads as a large advantage only.
+/// search then sees Red's forced win, which the same depth without it
+/// reads as a large advantage only.
 #[test]
 fn the_single_reply_extension_sees_a_chased_wazir_fall() {
     let pos = play(CHASE);
