@@ -22,14 +22,18 @@
 //! settle the test (`LazyEval`).
 //!
 //! Every pruning and extension can be switched off in [`Params`], so that
-//! an Elo ladder can measure each one. Four steps are there but off by
+//! an Elo ladder can measure each one. Five steps are there but off by
 //! default, none yet shown to gain: an internal iterative reduction
 //! (`InternalReduction`), reductions that follow a quiet move's history
 //! (`LmrHistory`), the table in the quiescence search (`QsearchTable`),
-//! and a ply more for a wazir whose one saving move is a step
-//! (`SingleReplyExtension`).
+//! a ply more for a wazir whose one saving move is a step
+//! (`SingleReplyExtension`), and no late-move pruning and a ply less
+//! reduction for the moves that attack the squares next to the enemy
+//! wazir (`SpareWazirNet`).
 
-use super::ordering::{Frame, Heuristics, MAX_SEARCH_PLY, Previous, attacks_after, is_capture, quiet_checks};
+use super::ordering::{
+    Frame, Heuristics, MAX_SEARCH_PLY, Previous, attacks_after, attacks_next_to, is_capture, quiet_checks,
+};
 use super::params::Params;
 use super::score::{INFINITY, MATE_BOUND, is_mate, loss_at, win_at};
 use super::tt::{Bound, Hit, Table};
@@ -567,7 +571,10 @@ impl<'a, E: Evaluator> Context<'a, E> {
         while let Some(mv) = self.frames[ply].next(pos, self.heur, &self.values) {
             let capture = is_capture(pos, mv);
             let check = attacks_after(pos, mv, their_wazir);
-            if searched >= lmp_count && !capture && !check && best > -MATE_BOUND {
+            // With SpareWazirNet, the moves that attack the squares next
+            // to the enemy wazir (checked only where it matters).
+            let net = |pos| params.spare_wazir_net && !capture && attacks_next_to(pos, mv, their_wazir);
+            if searched >= lmp_count && !capture && !check && best > -MATE_BOUND && !net(pos) {
                 continue;
             }
             let child = pos.after(mv);
@@ -592,6 +599,9 @@ impl<'a, E: Evaluator> Context<'a, E> {
                     let mut r = i32::from(self.lmr[(depth as usize).min(63)][searched.min(63)]) - i32::from(pv_node);
                     if params.lmr_history {
                         r -= self.heur.quiet_score(pos, prev, mv) / params.lmr_history_divisor.max(1);
+                    }
+                    if net(pos) {
+                        r -= 1;
                     }
                     reduction = r.clamp(0, (new_depth - 1).max(0));
                 }

@@ -207,6 +207,17 @@ pub fn attacks_after(pos: &Position, mv: Move, target: Option<Square>) -> bool {
     }
 }
 
+/// Whether the piece `mv` moves or drops attacks, from where it lands, a
+/// square next to `wazir` (the enemy wazir's square): a move that closes
+/// the wazir's ways out, as the quiet band `BAND_ESCAPE` orders them.
+#[inline]
+pub fn attacks_next_to(pos: &Position, mv: Move, wazir: Option<Square>) -> bool {
+    match (wazir, role_of(pos, mv)) {
+        (Some(wazir), Some(role)) => (leaps(role, mv.to()) & leaps(Role::Wazir, wazir)).is_nonempty(),
+        _ => false,
+    }
+}
+
 /// Whether `mv` is a legal move of the side to move in `pos` (a hash move
 /// or a killer found elsewhere may not be).
 #[inline]
@@ -625,6 +636,31 @@ mod tests {
     use super::*;
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
+
+    /// Red's ferz drops around Blue's wazir on d5: on e7 it attacks d6, a
+    /// square next to the wazir; on d7 it attacks c6, c8, e6 and e8, none
+    /// of them next to it; on c6 it attacks the wazir itself (a check) and
+    /// no square next to it.
+    #[test]
+    fn moves_that_attack_a_square_next_to_the_wazir() {
+        let pos = Position::from_fen(&format!(
+            "8/8/8/4w3/8/8/8/W5a1 DF{}{}fffnn r 40",
+            "a".repeat(15),
+            "d".repeat(7)
+        ))
+        .unwrap();
+        let wazir = pos.wazir(Color::Blue);
+        assert_eq!(wazir, Some("d5".parse().unwrap()));
+        let ferz = |to: &str| Move::Drop {
+            role: Role::Ferz,
+            to: to.parse().unwrap(),
+        };
+        assert!(attacks_next_to(&pos, ferz("e7"), wazir));
+        assert!(!attacks_next_to(&pos, ferz("d7"), wazir));
+        assert!(!attacks_next_to(&pos, ferz("c6"), wazir));
+        assert!(attacks_after(&pos, ferz("c6"), wazir));
+        assert!(!attacks_next_to(&pos, ferz("e7"), None));
+    }
 
     /// The staged picker yields every legal move exactly once (and the
     /// evasions exactly the moves that do not leave the wazir en prise).
