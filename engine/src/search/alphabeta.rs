@@ -573,8 +573,8 @@ impl<'a, E: Evaluator> Context<'a, E> {
             let check = attacks_after(pos, mv, their_wazir);
             // With SpareWazirNet, the moves that attack the squares next
             // to the enemy wazir (checked only where it matters).
-            let net = |pos| params.spare_wazir_net && !capture && attacks_next_to(pos, mv, their_wazir);
-            if searched >= lmp_count && !capture && !check && best > -MATE_BOUND && !net(pos) {
+            let net = || params.spare_wazir_net && !capture && attacks_next_to(pos, mv, their_wazir);
+            if searched >= lmp_count && !capture && !check && best > -MATE_BOUND && !net() {
                 continue;
             }
             let child = pos.after(mv);
@@ -600,7 +600,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
                     if params.lmr_history {
                         r -= self.heur.quiet_score(pos, prev, mv) / params.lmr_history_divisor.max(1);
                     }
-                    if net(pos) {
+                    if net() {
                         r -= 1;
                     }
                     reduction = r.clamp(0, (new_depth - 1).max(0));
