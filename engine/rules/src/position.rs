@@ -250,6 +250,9 @@ pub struct Position {
     turn: Color,
     ply: u32,
     hash: u64,
+    /// The part of `hash` made by Red's pieces and hand (Blue's part is
+    /// the rest, less the side-to-move key).
+    red_hash: u64,
 }
 
 impl Default for Position {
@@ -275,6 +278,7 @@ impl Position {
             turn: Color::Red,
             ply: 0,
             hash: 0,
+            red_hash: 0,
         }
     }
 
@@ -352,6 +356,24 @@ impl Position {
         self.hash
     }
 
+    /// The Zobrist hash of `color`'s pieces on the board and in hand
+    /// alone: the same whatever the other side holds and whoever is to
+    /// move, so that a search can learn about one side's arrangement
+    /// across the other side's moves.
+    #[inline]
+    pub fn side_hash(&self, color: Color) -> u64 {
+        match color {
+            Color::Red => self.red_hash,
+            Color::Blue => {
+                let turn = match self.turn {
+                    Color::Red => 0,
+                    Color::Blue => zobrist::blue_to_move(),
+                };
+                self.hash ^ self.red_hash ^ turn
+            }
+        }
+    }
+
     /// Whether the side to move is to place its setup (plies 0 and 1).
     #[inline]
     pub const fn is_setup_phase(&self) -> bool {
@@ -415,7 +437,7 @@ impl Position {
         self.board[sq.index()] = Some(piece);
         self.by_color[piece.color.index()] |= bb;
         self.by_role[piece.role.index()] |= bb;
-        self.hash ^= zobrist::piece(piece, sq);
+        self.hash_piece(piece, sq);
     }
 
     #[inline]
@@ -424,23 +446,50 @@ impl Position {
         self.board[sq.index()] = None;
         self.by_color[piece.color.index()] ^= bb;
         self.by_role[piece.role.index()] ^= bb;
-        self.hash ^= zobrist::piece(piece, sq);
+        self.hash_piece(piece, sq);
+    }
+
+    /// XORs `piece` on `sq` into the hash and, if it is Red's, into
+    /// Red's part.
+    #[inline]
+    fn hash_piece(&mut self, piece: Piece, sq: Square) {
+        let key = zobrist::piece(piece, sq);
+        self.hash ^= key;
+        if piece.color == Color::Red {
+            self.red_hash ^= key;
+        }
+    }
+
+    /// XORs `key`, a change of `color`'s hand, into the hash and, if the
+    /// hand is Red's, into Red's part.
+    #[inline]
+    fn hash_hand(&mut self, color: Color, key: u64) {
+        self.hash ^= key;
+        if color == Color::Red {
+            self.red_hash ^= key;
+        }
     }
 
     #[inline]
     fn add_to_hand(&mut self, color: Color, role: Role) {
-        let count = &mut self.hands[color.index()].counts[role.index()];
-        self.hash ^= zobrist::hand(color, role, *count) ^ zobrist::hand(color, role, *count + 1);
-        *count += 1;
+        let count = self.hands[color.index()].counts[role.index()];
+        self.hash_hand(
+            color,
+            zobrist::hand(color, role, count) ^ zobrist::hand(color, role, count + 1),
+        );
+        self.hands[color.index()].counts[role.index()] = count + 1;
     }
 
     #[inline]
     fn take_from_hand(&mut self, color: Color, role: Role) {
-        let count = &mut self.hands[color.index()].counts[role.index()];
-        debug_assert!(*count > 0);
+        let count = self.hands[color.index()].counts[role.index()];
+        debug_assert!(count > 0);
         let new = count.saturating_sub(1);
-        self.hash ^= zobrist::hand(color, role, *count) ^ zobrist::hand(color, role, new);
-        *count = new;
+        self.hash_hand(
+            color,
+            zobrist::hand(color, role, count) ^ zobrist::hand(color, role, new),
+        );
+        self.hands[color.index()].counts[role.index()] = new;
     }
 
     #[inline]
@@ -689,19 +738,23 @@ impl Position {
 
     /// The hash computed from scratch (tests compare it with [`Position::hash`]).
     pub fn compute_hash(&self) -> u64 {
+        let mut hash = self.compute_side_hash(Color::Red) ^ self.compute_side_hash(Color::Blue);
+        if self.turn == Color::Blue {
+            hash ^= zobrist::blue_to_move();
+        }
+        hash
+    }
+
+    /// [`Position::side_hash`] computed from scratch, for tests.
+    pub fn compute_side_hash(&self, color: Color) -> u64 {
         let mut hash = 0;
-        for sq in Square::ALL {
+        for sq in self.pieces_of(color) {
             if let Some(piece) = self.piece_at(sq) {
                 hash ^= zobrist::piece(piece, sq);
             }
         }
-        for color in Color::ALL {
-            for role in Role::ALL {
-                hash ^= zobrist::hand(color, role, self.hand(color).count(role));
-            }
-        }
-        if self.turn == Color::Blue {
-            hash ^= zobrist::blue_to_move();
+        for role in Role::ALL {
+            hash ^= zobrist::hand(color, role, self.hand(color).count(role));
         }
         hash
     }

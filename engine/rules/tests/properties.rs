@@ -1,7 +1,8 @@
-//! Property tests over random games: the incremental hash equals the hash
-//! from scratch, every generated move formats and parses back to itself,
-//! generation agrees with bulk counting, the position string round-trips,
-//! pieces are conserved, and mirrored positions behave alike.
+//! Property tests over random games: the incremental hash, and each side's
+//! part of it, equals the hash from scratch, every generated move formats
+//! and parses back to itself, generation agrees with bulk counting, the
+//! position string round-trips, pieces are conserved, and mirrored
+//! positions behave alike.
 
 use leaper_rules::{Color, GameMove, MoveList, Position, Role, SETUP_COUNT, Setup, SetupCase, perft};
 use proptest::prelude::*;
@@ -23,6 +24,9 @@ fn material(pos: &Position) -> [usize; 5] {
 
 fn check_invariants(pos: &Position) -> Result<(), TestCaseError> {
     prop_assert_eq!(pos.hash(), pos.compute_hash());
+    for color in Color::ALL {
+        prop_assert_eq!(pos.side_hash(color), pos.compute_side_hash(color));
+    }
     let fen = pos.to_fen();
     let back = Position::from_fen(&fen).map_err(|e| TestCaseError::fail(format!("{fen}: {e}")))?;
     prop_assert_eq!(&back, pos);

@@ -458,6 +458,14 @@ impl<'a, E: Evaluator> Context<'a, E> {
             let score = self.eval.evaluate(pos);
             (score, score)
         };
+        // With CorrectionHistory, what the search has learned about the
+        // evaluation here: `static_eval` stays the raw evaluation, and
+        // each test below compares it with its threshold less this.
+        let correction = if params.correction_history && attack.is_none() {
+            self.heur.correction.of(pos, params.correction_permille)
+        } else {
+            0
+        };
 
         if params.reverse_futility
             && !pv_node
@@ -467,10 +475,11 @@ impl<'a, E: Evaluator> Context<'a, E> {
             && self.at_least(
                 pos,
                 &mut static_eval,
-                beta.saturating_add(params.reverse_futility_margin.saturating_mul(depth)),
+                beta.saturating_add(params.reverse_futility_margin.saturating_mul(depth))
+                    .saturating_sub(correction),
             )
         {
-            return static_eval.0;
+            return static_eval.0.saturating_add(correction);
         }
 
         if params.null_move
@@ -480,7 +489,11 @@ impl<'a, E: Evaluator> Context<'a, E> {
             && depth >= params.null_move_min_depth
             && !is_mate(beta)
             && pos.ply() + 2 < MAX_PLY
-            && self.at_least(pos, &mut static_eval, beta.saturating_add(params.null_move_margin))
+            && self.at_least(
+                pos,
+                &mut static_eval,
+                beta.saturating_add(params.null_move_margin).saturating_sub(correction),
+            )
         {
             let reduction = params.null_move_reduction + depth / 6;
             let child = pos.null_move();
@@ -508,10 +521,13 @@ impl<'a, E: Evaluator> Context<'a, E> {
             && !self.at_least(
                 pos,
                 &mut static_eval,
-                alpha.saturating_sub(futility_margin).saturating_add(1),
+                alpha
+                    .saturating_sub(futility_margin)
+                    .saturating_add(1)
+                    .saturating_sub(correction),
             );
         // At most alpha when futile (the upper bound, if only bounds were needed).
-        let futility_bound = static_eval.1.saturating_add(futility_margin);
+        let futility_bound = static_eval.1.saturating_add(correction).saturating_add(futility_margin);
         let prev = if params.continuation_history {
             Previous::of(pos, self.path[ply - 1])
         } else {
@@ -642,9 +658,48 @@ impl<'a, E: Evaluator> Context<'a, E> {
             return loss_at(iply);
         }
         let bound = bound_of(best, alpha_start, beta, best_move.is_some());
+        if params.correction_history
+            && attack.is_none()
+            && !is_mate(best)
+            && best_move.is_none_or(|mv| !is_capture(pos, mv))
+        {
+            self.learn_correction(pos, static_eval, correction, best, bound, depth);
+        }
         self.tt
             .store(key, best_move, super::score::to_table(best, iply), depth, bound);
         best
+    }
+
+    /// Folds what a node's search found (`best`, a `bound`) into the
+    /// correction history, when it says on which side of the corrected
+    /// static evaluation the truth lies: an exact score always, a lower
+    /// bound above it, an upper bound below it. `static_eval` holds the
+    /// raw evaluation's bounds (evaluated exactly here if they differ).
+    fn learn_correction(
+        &mut self,
+        pos: &Position,
+        static_eval: (i32, i32),
+        correction: i32,
+        best: i32,
+        bound: Bound,
+        depth: i32,
+    ) {
+        let raw = if static_eval.0 == static_eval.1 {
+            static_eval.0
+        } else {
+            self.eval.evaluate(pos)
+        };
+        let corrected = raw.saturating_add(correction);
+        let settled = match bound {
+            Bound::Exact => true,
+            Bound::Lower => best > corrected,
+            Bound::Upper => best < corrected,
+        };
+        if settled {
+            self.heur
+                .correction
+                .update(pos, raw, best, depth, self.params.correction_limit);
+        }
     }
 
     /// Whether the static evaluation, held as `(low, high)` bounds, is at
@@ -729,11 +784,18 @@ impl<'a, E: Evaluator> Context<'a, E> {
                 true
             }
             None => {
-                best = if self.params.quiescence && self.params.lazy_eval {
-                    self.eval.evaluate_within(pos, alpha, beta)
+                let correction = if self.params.correction_history {
+                    self.heur.correction.of(pos, self.params.correction_permille)
+                } else {
+                    0
+                };
+                let raw = if self.params.quiescence && self.params.lazy_eval {
+                    self.eval
+                        .evaluate_within(pos, alpha.saturating_sub(correction), beta.saturating_sub(correction))
                 } else {
                     self.eval.evaluate(pos)
                 };
+                best = raw.saturating_add(correction);
                 if best >= beta || !self.params.quiescence {
                     return (best, None);
                 }

@@ -29,6 +29,7 @@
 //! ```
 
 mod alphabeta;
+mod correction;
 mod ordering;
 mod params;
 mod score;

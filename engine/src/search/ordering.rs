@@ -17,6 +17,7 @@
 //! stack at the quiescence plies that try checks, by the nodes that get
 //! that far.
 
+use super::correction::Correction;
 use crate::rules::{Bitboard, Color, MAX_MOVES, Move, MoveList, Piece, Position, Role, Square, leaps};
 
 /// The most plies below the root the search goes (the game itself ends
@@ -50,6 +51,9 @@ pub struct Heuristics {
     killers: Vec<[Option<Move>; 2]>,
     history: Vec<[i32; HISTORY_SIZE]>,
     continuation: Vec<i32>,
+    /// The static evaluation's learned errors (not ordering, but learned
+    /// and forgotten with the rest).
+    pub correction: Correction,
 }
 
 impl Default for Heuristics {
@@ -58,6 +62,7 @@ impl Default for Heuristics {
             killers: vec![[None; 2]; MAX_SEARCH_PLY + 2],
             history: vec![[0; HISTORY_SIZE]; 2],
             continuation: vec![0; 2 * PIECE_TO * PIECE_TO],
+            correction: Correction::default(),
         }
     }
 }

@@ -235,6 +235,8 @@ tunables! {
     optimism: i32 = 500, 0, 5000, 100.0, 0.002, "1/10000 logit: a repeated position scores this below a draw for the engine's own side (above for the other)";
     qsearch_check_plies: i32 = 3, 1, 6, 0.5, 0.002, "plies: with QsearchChecks, how many plies of the quiescence search, from its first, try the quiet moves and drops that attack the enemy wazir (1: the first only; 3: also the reply, when it is not an evasion, and the third, a second check after the evasion)";
     iir_min_depth: i32 = 4, 2, 16, 0.5, 0.002, "plies: with InternalReduction, a node this deep or deeper that the table gives no move is searched a ply shallower";
+    correction_permille: i32 = 1000, 0, 2000, 100.0, 0.002, "1/1000: with CorrectionHistory, the share of the learned error added to the static evaluation";
+    correction_limit: i32 = 6000, 0, 30000, 500.0, 0.002, "1/10000 logit: with CorrectionHistory, the most the learned error of an arrangement may be either way";
     time_move_decay_permille: i32 = 30, 0, 300, 10.0, 0.002, "1/1000: geometric allocation, each move gets this much less time than the one before";
     time_horizon_ply: i32 = 102, 20, 102, 4.0, 0.002, "plies: the clock is shared as if the game ended here (never over fewer than 8 own moves); 102 plans for the full game, less spends the time that games decided earlier leave over";
     time_inc_permille: i32 = 750, 0, 1000, 50.0, 0.002, "1/1000: share of the increment added to each move's base time";
@@ -266,6 +268,7 @@ tunables! {
         lmr_history = false, "late-move reductions follow each quiet move's history: less for moves that have often been good, more for those that have often failed";
         single_reply_extension = false, "a node (within the root depth's plies) whose attacked wazir has one saving move only, a step of the wazir, searches it a ply deeper: a wazir chased by checks is followed to the end of the chase";
         spare_wazir_net = false, "a quiet move or drop that attacks a square next to the enemy wazir is never pruned as a late move and is reduced a ply less: the moves that close the net around a wazir are searched like the checks that end it";
+        correction_history = false, "the static evaluation is corrected by the error the search has found in it before, by each side's arrangement of pieces and hand (see the correction module)";
         qsearch_table = false, "the quiescence search asks the transposition table first (a bound that settles a null-window node returns at once) and stores what it found, at depth 0";
     }
 }
