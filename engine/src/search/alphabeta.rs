@@ -22,15 +22,18 @@
 //! settle the test (`LazyEval`).
 //!
 //! Every pruning and extension can be switched off in [`Params`], so that
-//! an Elo ladder can measure each one. Five steps are there but off by
+//! an Elo ladder can measure each one. Six steps are there but off by
 //! default, none yet shown to gain: an internal iterative reduction
 //! (`InternalReduction`), reductions that follow a quiet move's history
 //! (`LmrHistory`), the table in the quiescence search (`QsearchTable`),
 //! a ply more for a wazir whose one saving move is a step
-//! (`SingleReplyExtension`), and no late-move pruning and a ply less
+//! (`SingleReplyExtension`), no late-move pruning and a ply less
 //! reduction for the moves that attack the squares next to the enemy
-//! wazir (`SpareWazirNet`).
+//! wazir (`SpareWazirNet`), and the static evaluation corrected by the
+//! errors the search has found in it (`CorrectionHistory`, see the
+//! correction module).
 
+use super::correction::Correction;
 use super::ordering::{
     Frame, Heuristics, MAX_SEARCH_PLY, Previous, attacks_after, attacks_next_to, is_capture, quiet_checks,
 };
@@ -461,11 +464,13 @@ impl<'a, E: Evaluator> Context<'a, E> {
         // With CorrectionHistory, what the search has learned about the
         // evaluation here: `static_eval` stays the raw evaluation, and
         // each test below compares it with its threshold less this.
-        let correction = if params.correction_history && attack.is_none() {
-            self.heur.correction.of(pos, params.correction_permille)
-        } else {
-            0
-        };
+        let slots = (params.correction_history && attack.is_none())
+            .then(|| Correction::slots(pos, params.correction_zone_weight > 0));
+        let correction = slots.map_or(0, |slots| {
+            self.heur
+                .correction
+                .of(&slots, params.correction_permille, params.correction_zone_weight)
+        });
 
         if params.reverse_futility
             && !pv_node
@@ -658,48 +663,26 @@ impl<'a, E: Evaluator> Context<'a, E> {
             return loss_at(iply);
         }
         let bound = bound_of(best, alpha_start, beta, best_move.is_some());
-        if params.correction_history
-            && attack.is_none()
+        if let Some(slots) = slots
             && !is_mate(best)
             && best_move.is_none_or(|mv| !is_capture(pos, mv))
         {
-            self.learn_correction(pos, static_eval, correction, best, bound, depth);
+            // What the search found goes into the history when it says on
+            // which side of the corrected evaluation the truth lies.
+            let raw = if static_eval.0 == static_eval.1 {
+                static_eval.0
+            } else {
+                self.eval.evaluate(pos)
+            };
+            if settles(bound, best, raw.saturating_add(correction)) {
+                self.heur
+                    .correction
+                    .update(&slots, raw, best, depth, params.correction_limit);
+            }
         }
         self.tt
             .store(key, best_move, super::score::to_table(best, iply), depth, bound);
         best
-    }
-
-    /// Folds what a node's search found (`best`, a `bound`) into the
-    /// correction history, when it says on which side of the corrected
-    /// static evaluation the truth lies: an exact score always, a lower
-    /// bound above it, an upper bound below it. `static_eval` holds the
-    /// raw evaluation's bounds (evaluated exactly here if they differ).
-    fn learn_correction(
-        &mut self,
-        pos: &Position,
-        static_eval: (i32, i32),
-        correction: i32,
-        best: i32,
-        bound: Bound,
-        depth: i32,
-    ) {
-        let raw = if static_eval.0 == static_eval.1 {
-            static_eval.0
-        } else {
-            self.eval.evaluate(pos)
-        };
-        let corrected = raw.saturating_add(correction);
-        let settled = match bound {
-            Bound::Exact => true,
-            Bound::Lower => best > corrected,
-            Bound::Upper => best < corrected,
-        };
-        if settled {
-            self.heur
-                .correction
-                .update(pos, raw, best, depth, self.params.correction_limit);
-        }
     }
 
     /// Whether the static evaluation, held as `(low, high)` bounds, is at
@@ -784,8 +767,12 @@ impl<'a, E: Evaluator> Context<'a, E> {
                 true
             }
             None => {
-                let correction = if self.params.correction_history {
-                    self.heur.correction.of(pos, self.params.correction_permille)
+                let params = self.params;
+                let correction = if params.correction_history {
+                    let slots = Correction::slots(pos, params.correction_zone_weight > 0);
+                    self.heur
+                        .correction
+                        .of(&slots, params.correction_permille, params.correction_zone_weight)
                 } else {
                     0
                 };
@@ -881,6 +868,18 @@ fn table_cutoff(hit: Hit, iply: i32, alpha: i32, beta: i32) -> Option<i32> {
         Bound::Upper => score <= alpha,
     };
     cut.then_some(score)
+}
+
+/// Whether a node's search result, `best` as a `bound`, tells on which
+/// side of the static evaluation `eval` the truth lies: an exact score
+/// always, a lower bound above it, an upper bound below it.
+#[inline]
+fn settles(bound: Bound, best: i32, eval: i32) -> bool {
+    match bound {
+        Bound::Exact => true,
+        Bound::Lower => best > eval,
+        Bound::Upper => best < eval,
+    }
 }
 
 /// What a fail-soft search's `best` is for the window (`alpha`, `beta`)

@@ -15,7 +15,7 @@
 //! a capture was best (the quiescence search judges those), nor from a
 //! bound on the wrong side of the evaluation.
 
-use crate::rules::Position;
+use crate::rules::{Bitboard, Position, Role};
 
 /// Entries per side to move and per table (a power of two).
 const SIZE: usize = 1 << 14;
@@ -26,54 +26,166 @@ const GRAIN: i32 = 256;
 /// The most weight one update has: the running average forgets slowly.
 const MAX_WEIGHT: i32 = 64;
 
-/// The correction history of one thread: two tables by side to move,
+/// The weight of each side's table in the mean; the zone table's is
+/// `CorrectionZoneWeight` on the same scale.
+const SIDE_WEIGHT: i64 = 1000;
+
+/// The squares within two steps (king's distance) of each square: the
+/// wazir's zone.
+static ZONES: [Bitboard; 64] = {
+    let mut zones = [Bitboard::EMPTY; 64];
+    let mut i: usize = 0;
+    while i < 64 {
+        let (row, col) = ((i / 8) as i32, (i % 8) as i32);
+        let mut bits = 0u64;
+        let mut j: usize = 0;
+        while j < 64 {
+            let (r, c) = ((j / 8) as i32, (j % 8) as i32);
+            if (r - row).abs() <= 2 && (c - col).abs() <= 2 {
+                bits |= 1u64 << j;
+            }
+            j += 1;
+        }
+        zones[i] = Bitboard(bits);
+        i += 1;
+    }
+    zones
+};
+
+const fn splitmix(state: u64) -> (u64, u64) {
+    let state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (state, z ^ (z >> 31))
+}
+
+/// Keys of the zone's contents: `[owner (0: the wazir's side) * 5 + role]
+/// [offset from the wazir, row-major over the 5 x 5 box]`, then one per
+/// distance class of the wazir from the edges (so a wazir on the edge,
+/// whose zone is cut, differs from one in the open).
+static ZONE_KEYS: ([[u64; 25]; 10], [u64; 9]) = {
+    let mut state = 0x0c0f_fee0_5a1e_2026u64;
+    let mut pieces = [[0u64; 25]; 10];
+    let mut p = 0;
+    while p < 10 {
+        let mut o = 0;
+        while o < 25 {
+            let (next, key) = splitmix(state);
+            state = next;
+            pieces[p][o] = key;
+            o += 1;
+        }
+        p += 1;
+    }
+    let mut edges = [0u64; 9];
+    let mut e = 0;
+    while e < 9 {
+        let (next, key) = splitmix(state);
+        state = next;
+        edges[e] = key;
+        e += 1;
+    }
+    (pieces, edges)
+};
+
+/// The hash of what stands within two steps of the side to move's wazir
+/// (each piece by its owner, role and place relative to the wazir), of how
+/// near the edges the wazir stands, and of the other side's hand, whose
+/// drops are what reaches a wazir unseen.
+fn zone_key(pos: &Position) -> u64 {
+    let us = pos.turn();
+    let Some(wazir) = pos.wazir(us) else {
+        return 0;
+    };
+    let (row, col) = (i32::from(wazir.row()), i32::from(wazir.col()));
+    let edge = |x: i32| x.min(7 - x).min(2) as usize;
+    let mut key = ZONE_KEYS.1[edge(row) * 3 + edge(col)];
+    for sq in ZONES[wazir.index()] & pos.occupied() {
+        if sq == wazir {
+            continue;
+        }
+        if let Some(piece) = pos.piece_at(sq) {
+            let owner = usize::from(piece.color != us);
+            let offset = (i32::from(sq.row()) - row + 2) * 5 + (i32::from(sq.col()) - col + 2);
+            key ^= ZONE_KEYS.0[owner * 5 + piece.role.index()][offset as usize];
+        }
+    }
+    let hand = pos.hand(!us);
+    let packed = Role::DROPPABLE
+        .iter()
+        .fold(0u64, |acc, &role| acc << 5 | u64::from(hand.count(role)));
+    key ^ splitmix(packed).1
+}
+
+/// Where one node's corrections are kept: its entries in each table.
+#[derive(Clone, Copy, Debug)]
+pub struct Slots {
+    own: usize,
+    theirs: usize,
+    /// With a zone weight above zero.
+    zone: Option<usize>,
+}
+
+/// The correction history of one thread: by side to move, a table kept
+/// by the side to move's pieces and hand, one by the other side's, and
+/// (when its weight is above zero) one by the side to move's wazir zone;
 /// each a running average of (score - static evaluation), in the
 /// evaluation's unit.
 #[derive(Clone, Debug)]
 pub struct Correction {
-    /// `[side to move][0: own pieces, 1: the other side's][entry]`,
-    /// flattened.
+    /// `[side to move][0: own pieces, 1: the other side's, 2: the
+    /// wazir's zone][entry]`, flattened.
     entries: Vec<i16>,
 }
 
 impl Default for Correction {
     fn default() -> Correction {
         Correction {
-            entries: vec![0; 2 * 2 * SIZE],
+            entries: vec![0; 2 * 3 * SIZE],
         }
     }
 }
 
 impl Correction {
-    /// The indices of `pos`'s two entries.
+    /// The entries of `pos` (its side to move's wazir not attacked), with
+    /// the zone's when `zone` is true.
     #[inline]
-    fn slots(pos: &Position) -> [usize; 2] {
+    pub fn slots(pos: &Position, zone: bool) -> Slots {
         let us = pos.turn();
-        let base = us.index() * 2 * SIZE;
-        [
-            base + (pos.side_hash(us) as usize & (SIZE - 1)),
-            base + SIZE + (pos.side_hash(!us) as usize & (SIZE - 1)),
-        ]
+        let base = us.index() * 3 * SIZE;
+        Slots {
+            own: base + (pos.side_hash(us) as usize & (SIZE - 1)),
+            theirs: base + SIZE + (pos.side_hash(!us) as usize & (SIZE - 1)),
+            zone: zone.then(|| base + 2 * SIZE + (zone_key(pos) as usize & (SIZE - 1))),
+        }
     }
 
-    /// What to add to `pos`'s static evaluation: the mean of its two
-    /// entries, times `permille` / 1000.
+    /// What to add to a static evaluation: the weighted mean of its
+    /// entries (each side's table weighs 1000, the zone's `zone_weight`),
+    /// times `permille` / 1000.
     #[inline]
-    pub fn of(&self, pos: &Position, permille: i32) -> i32 {
-        let [own, theirs] = Correction::slots(pos);
-        let sum = i32::from(self.entries[own]) + i32::from(self.entries[theirs]);
-        sum * permille / 2000
+    pub fn of(&self, slots: &Slots, permille: i32, zone_weight: i32) -> i32 {
+        let entry = |slot: usize| i64::from(self.entries[slot]);
+        let mut sum = (entry(slots.own) + entry(slots.theirs)) * SIDE_WEIGHT;
+        let mut weight = 2 * SIDE_WEIGHT;
+        if let Some(zone) = slots.zone {
+            let zone_weight = i64::from(zone_weight.max(0));
+            sum += entry(zone) * zone_weight;
+            weight += zone_weight;
+        }
+        (sum * i64::from(permille) / (weight * 1000)) as i32
     }
 
     /// Folds the gap `score - raw_eval` (the evaluation before any
-    /// correction), at most `limit` either way, into `pos`'s entries with
-    /// a weight that grows with the search's `depth`.
+    /// correction), at most `limit` either way, into the entries of
+    /// `slots` with a weight that grows with the search's `depth`.
     #[inline]
-    pub fn update(&mut self, pos: &Position, raw_eval: i32, score: i32, depth: i32, limit: i32) {
+    pub fn update(&mut self, slots: &Slots, raw_eval: i32, score: i32, depth: i32, limit: i32) {
         let limit = limit.clamp(0, i32::from(i16::MAX));
         let gap = score.saturating_sub(raw_eval).clamp(-limit, limit);
         let weight = (depth + 1).saturating_mul(depth + 1).clamp(1, MAX_WEIGHT);
-        for slot in Correction::slots(pos) {
+        for slot in [Some(slots.own), Some(slots.theirs), slots.zone].into_iter().flatten() {
             let old = i32::from(self.entries[slot]);
             let new = (old * (GRAIN - weight) + gap * weight) / GRAIN;
             self.entries[slot] = new.clamp(-limit, limit) as i16;
@@ -110,25 +222,32 @@ mod tests {
         Position::from_fen(&fen).unwrap()
     }
 
+    /// The correction of `pos` with the zone's table at `zone_weight`.
+    fn of(c: &Correction, pos: &Position, zone_weight: i32) -> i32 {
+        c.of(&Correction::slots(pos, zone_weight > 0), 1000, zone_weight)
+    }
+
+    fn learn(c: &mut Correction, pos: &Position, zone: bool, raw: i32, score: i32) {
+        for _ in 0..200 {
+            c.update(&Correction::slots(pos, zone), raw, score, 10, 5_000);
+        }
+    }
+
     #[test]
     fn learns_the_gap_and_stays_within_the_limit() {
         let pos = position(4, 0);
         let mut c = Correction::default();
-        assert_eq!(c.of(&pos, 1000), 0);
-        for _ in 0..200 {
-            c.update(&pos, 1_000, 3_000, 10, 5_000);
-        }
+        assert_eq!(of(&c, &pos, 0), 0);
+        learn(&mut c, &pos, false, 1_000, 3_000);
         // Both entries near the gap of 2,000 (integer rounding stops a
         // running average a little short), and their mean is what is
         // added, scaled by the permille.
-        let learned = c.of(&pos, 1000);
+        let learned = of(&c, &pos, 0);
         assert!((1_950..=2_000).contains(&learned), "{learned}");
-        assert_eq!(c.of(&pos, 500), learned / 2);
-        for _ in 0..200 {
-            c.update(&pos, 0, -900_000, 10, 5_000);
-        }
+        assert_eq!(c.of(&Correction::slots(&pos, false), 500, 0), learned / 2);
         // The gap is cut to the limit, and so is every entry.
-        let limited = c.of(&pos, 1000);
+        learn(&mut c, &pos, false, 0, -900_000);
+        let limited = of(&c, &pos, 0);
         assert!((-5_000..=-4_950).contains(&limited), "{limited}");
     }
 
@@ -136,19 +255,36 @@ mod tests {
     fn each_side_arrangement_carries_its_half() {
         let pos = position(4, 0);
         let mut c = Correction::default();
-        for _ in 0..200 {
-            c.update(&pos, 0, 4_000, 8, 5_000);
-        }
-        let learned = c.of(&pos, 1000);
+        learn(&mut c, &pos, false, 0, 4_000);
+        let learned = of(&c, &pos, 0);
         assert!(learned > 3_900, "{learned}");
         // Blue's wazir elsewhere: Red's own entry alone carries; Red's
         // elsewhere: Blue's alone; both: nothing.
         let half = learned / 2;
-        assert!((half - 1..=half + 1).contains(&c.of(&position(5, 0), 1000)));
-        assert!((half - 1..=half + 1).contains(&c.of(&position(4, 1), 1000)));
-        assert_eq!(c.of(&position(5, 1), 1000), 0);
+        assert!((half - 1..=half + 1).contains(&of(&c, &position(5, 0), 0)));
+        assert!((half - 1..=half + 1).contains(&of(&c, &position(4, 1), 0)));
+        assert_eq!(of(&c, &position(5, 1), 0), 0);
         // The tables are kept by side to move: Blue to move in Red's
         // arrangement has learned nothing.
-        assert_eq!(c.of(&pos.null_move(), 1000), 0);
+        assert_eq!(of(&c, &pos.null_move(), 0), 0);
+    }
+
+    #[test]
+    fn the_zone_carries_what_surrounds_the_wazir_wherever_it_stands() {
+        // Red's wazir on d- and e- columns of its edge row, Blue's far
+        // away on another column: both sides' arrangements differ, the
+        // zone (an empty box at the same distance from the edges, and
+        // the same Blue hand) does not.
+        let (pos, moved) = (position(4, 3), position(5, 4));
+        let mut c = Correction::default();
+        learn(&mut c, &pos, true, 0, 4_000);
+        let learned = of(&c, &pos, 2000);
+        assert!(learned > 3_900, "{learned}");
+        let zone_only = of(&c, &moved, 2000);
+        assert!((learned / 2 - 1..=learned / 2 + 1).contains(&zone_only), "{zone_only}");
+        // Without the zone's weight the same history adds nothing there,
+        // and a wazir in the corner (another edge class) shares nothing.
+        assert_eq!(of(&c, &moved, 0), 0);
+        assert_eq!(of(&c, &position(6, 0), 2000), 0);
     }
 }

@@ -237,6 +237,7 @@ tunables! {
     iir_min_depth: i32 = 4, 2, 16, 0.5, 0.002, "plies: with InternalReduction, a node this deep or deeper that the table gives no move is searched a ply shallower";
     correction_permille: i32 = 1000, 0, 2000, 100.0, 0.002, "1/1000: with CorrectionHistory, the share of the learned error added to the static evaluation";
     correction_limit: i32 = 6000, 0, 30000, 500.0, 0.002, "1/10000 logit: with CorrectionHistory, the most the learned error of an arrangement may be either way";
+    correction_zone_weight: i32 = 0, 0, 4000, 250.0, 0.002, "per 1000 of each side's table: with CorrectionHistory, the weight of a third table, kept by what stands within two steps of the side to move's wazir and the other side's hand (0: not kept)";
     time_move_decay_permille: i32 = 30, 0, 300, 10.0, 0.002, "1/1000: geometric allocation, each move gets this much less time than the one before";
     time_horizon_ply: i32 = 102, 20, 102, 4.0, 0.002, "plies: the clock is shared as if the game ended here (never over fewer than 8 own moves); 102 plans for the full game, less spends the time that games decided earlier leave over";
     time_inc_permille: i32 = 750, 0, 1000, 50.0, 0.002, "1/1000: share of the increment added to each move's base time";
