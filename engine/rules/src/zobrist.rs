@@ -63,6 +63,29 @@ static KEYS: Keys = {
     }
 };
 
+/// `N` fixed pseudo-random keys drawn from `seed`, at compile time: the
+/// same generator as the position's keys, for other tables of keys (a
+/// search's, say) that must not depend on the build or the run.
+pub const fn random_keys<const N: usize>(seed: u64) -> [u64; N] {
+    let mut keys = [0u64; N];
+    let mut state = seed;
+    let mut i = 0;
+    while i < N {
+        let (next, key) = splitmix(state);
+        state = next;
+        keys[i] = key;
+        i += 1;
+    }
+    keys
+}
+
+/// A fixed pseudo-random key for `value` (one step of the same
+/// generator), to hash small integers.
+#[inline]
+pub const fn mix(value: u64) -> u64 {
+    splitmix(value).1
+}
+
 /// The key of `piece` on `sq`.
 #[inline]
 pub fn piece(piece: Piece, sq: Square) -> u64 {

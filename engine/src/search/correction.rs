@@ -15,7 +15,7 @@
 //! a capture was best (the quiescence search judges those), nor from a
 //! bound on the wrong side of the evaluation.
 
-use crate::rules::{Bitboard, Position, Role};
+use crate::rules::{Bitboard, Position, Role, mix_key, random_keys};
 
 /// Entries per side to move and per table (a power of two).
 const SIZE: usize = 1 << 14;
@@ -52,42 +52,11 @@ static ZONES: [Bitboard; 64] = {
     zones
 };
 
-const fn splitmix(state: u64) -> (u64, u64) {
-    let state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    (state, z ^ (z >> 31))
-}
-
-/// Keys of the zone's contents: `[owner (0: the wazir's side) * 5 + role]
-/// [offset from the wazir, row-major over the 5 x 5 box]`, then one per
-/// distance class of the wazir from the edges (so a wazir on the edge,
-/// whose zone is cut, differs from one in the open).
-static ZONE_KEYS: ([[u64; 25]; 10], [u64; 9]) = {
-    let mut state = 0x0c0f_fee0_5a1e_2026u64;
-    let mut pieces = [[0u64; 25]; 10];
-    let mut p = 0;
-    while p < 10 {
-        let mut o = 0;
-        while o < 25 {
-            let (next, key) = splitmix(state);
-            state = next;
-            pieces[p][o] = key;
-            o += 1;
-        }
-        p += 1;
-    }
-    let mut edges = [0u64; 9];
-    let mut e = 0;
-    while e < 9 {
-        let (next, key) = splitmix(state);
-        state = next;
-        edges[e] = key;
-        e += 1;
-    }
-    (pieces, edges)
-};
+/// Keys of the zone's contents, `[(owner (0: the wazir's side) * 5 +
+/// role) * 25 + offset from the wazir (row-major over the 5 x 5 box)]`,
+/// then one per distance class of the wazir from the edges (so a wazir on
+/// the edge, whose zone is cut, differs from one in the open).
+static ZONE_KEYS: [u64; 2 * 5 * 25 + 9] = random_keys(0x0c0f_fee0_5a1e_2026);
 
 /// The hash of what stands within two steps of the side to move's wazir
 /// (each piece by its owner, role and place relative to the wazir), of how
@@ -100,7 +69,7 @@ fn zone_key(pos: &Position) -> u64 {
     };
     let (row, col) = (i32::from(wazir.row()), i32::from(wazir.col()));
     let edge = |x: i32| x.min(7 - x).min(2) as usize;
-    let mut key = ZONE_KEYS.1[edge(row) * 3 + edge(col)];
+    let mut key = ZONE_KEYS[2 * 5 * 25 + edge(row) * 3 + edge(col)];
     for sq in ZONES[wazir.index()] & pos.occupied() {
         if sq == wazir {
             continue;
@@ -108,14 +77,14 @@ fn zone_key(pos: &Position) -> u64 {
         if let Some(piece) = pos.piece_at(sq) {
             let owner = usize::from(piece.color != us);
             let offset = (i32::from(sq.row()) - row + 2) * 5 + (i32::from(sq.col()) - col + 2);
-            key ^= ZONE_KEYS.0[owner * 5 + piece.role.index()][offset as usize];
+            key ^= ZONE_KEYS[(owner * 5 + piece.role.index()) * 25 + offset as usize];
         }
     }
     let hand = pos.hand(!us);
     let packed = Role::DROPPABLE
         .iter()
         .fold(0u64, |acc, &role| acc << 5 | u64::from(hand.count(role)));
-    key ^ splitmix(packed).1
+    key ^ mix_key(packed)
 }
 
 /// Where one node's corrections are kept: its entries in each table.
