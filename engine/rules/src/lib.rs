@@ -22,4 +22,4 @@ pub use position::{EndReason, Hand, IllegalMove, MAX_PLY, Outcome, Position, Pos
 pub use sample::random_game_positions;
 pub use setup::{SETUP_COUNT, Setup, SetupError};
 pub use types::{Color, ParseSquareError, Piece, Role, Square};
-pub use zobrist::{mix as mix_key, random_keys};
+pub use zobrist::{mix_key, random_keys};

@@ -82,7 +82,7 @@ pub const fn random_keys<const N: usize>(seed: u64) -> [u64; N] {
 /// A fixed pseudo-random key for `value` (one step of the same
 /// generator), to hash small integers.
 #[inline]
-pub const fn mix(value: u64) -> u64 {
+pub const fn mix_key(value: u64) -> u64 {
     splitmix(value).1
 }
 

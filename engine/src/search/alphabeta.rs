@@ -33,7 +33,7 @@
 //! errors the search has found in it (`CorrectionHistory`, see the
 //! correction module).
 
-use super::correction::Correction;
+use super::correction::{Correction, Slots};
 use super::ordering::{
     Frame, Heuristics, MAX_SEARCH_PLY, Previous, attacks_after, attacks_next_to, is_capture, quiet_checks,
 };
@@ -464,13 +464,11 @@ impl<'a, E: Evaluator> Context<'a, E> {
         // With CorrectionHistory, what the search has learned about the
         // evaluation here: `static_eval` stays the raw evaluation, and
         // each test below compares it with its threshold less this.
-        let slots = (params.correction_history && attack.is_none())
-            .then(|| Correction::slots(pos, params.correction_zone_weight > 0));
-        let correction = slots.map_or(0, |slots| {
-            self.heur
-                .correction
-                .of(&slots, params.correction_permille, params.correction_zone_weight)
-        });
+        let (slots, correction) = if attack.is_none() {
+            self.correction_at(pos)
+        } else {
+            (None, 0)
+        };
 
         if params.reverse_futility
             && !pv_node
@@ -685,6 +683,23 @@ impl<'a, E: Evaluator> Context<'a, E> {
         best
     }
 
+    /// With `CorrectionHistory`, the correction history's entries for
+    /// `pos` (its wazir not attacked) and what they add to its static
+    /// evaluation; else nothing and 0.
+    #[inline]
+    fn correction_at(&self, pos: &Position) -> (Option<Slots>, i32) {
+        let params = self.params;
+        if !params.correction_history {
+            return (None, 0);
+        }
+        let slots = Correction::slots(pos, params.correction_zone_weight > 0);
+        let correction = self
+            .heur
+            .correction
+            .of(&slots, params.correction_permille, params.correction_zone_weight);
+        (Some(slots), correction)
+    }
+
     /// Whether the static evaluation, held as `(low, high)` bounds, is at
     /// least `threshold`: settled by the bounds when they lie on one side,
     /// else by the exact evaluation, which then replaces them.
@@ -767,15 +782,7 @@ impl<'a, E: Evaluator> Context<'a, E> {
                 true
             }
             None => {
-                let params = self.params;
-                let correction = if params.correction_history {
-                    let slots = Correction::slots(pos, params.correction_zone_weight > 0);
-                    self.heur
-                        .correction
-                        .of(&slots, params.correction_permille, params.correction_zone_weight)
-                } else {
-                    0
-                };
+                let (_, correction) = self.correction_at(pos);
                 let raw = if self.params.quiescence && self.params.lazy_eval {
                     self.eval
                         .evaluate_within(pos, alpha.saturating_sub(correction), beta.saturating_sub(correction))

@@ -30,8 +30,8 @@ const MAX_WEIGHT: i32 = 64;
 /// `CorrectionZoneWeight` on the same scale.
 const SIDE_WEIGHT: i64 = 1000;
 
-/// The squares within two steps (king's distance) of each square: the
-/// wazir's zone.
+/// The squares within two steps (king's distance) of each square, itself
+/// left out: the wazir's zone.
 static ZONES: [Bitboard; 64] = {
     let mut zones = [Bitboard::EMPTY; 64];
     let mut i: usize = 0;
@@ -41,7 +41,7 @@ static ZONES: [Bitboard; 64] = {
         let mut j: usize = 0;
         while j < 64 {
             let (r, c) = ((j / 8) as i32, (j % 8) as i32);
-            if (r - row).abs() <= 2 && (c - col).abs() <= 2 {
+            if j != i && (r - row).abs() <= 2 && (c - col).abs() <= 2 {
                 bits |= 1u64 << j;
             }
             j += 1;
@@ -71,9 +71,6 @@ fn zone_key(pos: &Position) -> u64 {
     let edge = |x: i32| x.min(7 - x).min(2) as usize;
     let mut key = ZONE_KEYS[2 * 5 * 25 + edge(row) * 3 + edge(col)];
     for sq in ZONES[wazir.index()] & pos.occupied() {
-        if sq == wazir {
-            continue;
-        }
         if let Some(piece) = pos.piece_at(sq) {
             let owner = usize::from(piece.color != us);
             let offset = (i32::from(sq.row()) - row + 2) * 5 + (i32::from(sq.col()) - col + 2);
@@ -166,9 +163,10 @@ impl Correction {
 mod tests {
     use super::*;
 
-    /// Red (upper case) to move, with its wazir on `red` and Blue's on
-    /// `blue` (rank 5 and rank 1 squares as board columns); the rest of
-    /// the pieces in hands.
+    /// Red (upper case) to move at ply 40, with Blue's wazir in column
+    /// `blue_file` of the board's fourth row and Red's in column
+    /// `red_file` of its last row, four rows apart (out of each other's
+    /// zone); Red holds a dabbaba, Blue the other pieces.
     fn position(blue_file: usize, red_file: usize) -> Position {
         let rank = |file: usize, piece: char| {
             let mut text = String::new();
