@@ -269,7 +269,7 @@ tunables! {
         lmr_history = false, "late-move reductions follow each quiet move's history: less for moves that have often been good, more for those that have often failed";
         single_reply_extension = false, "a node (within the root depth's plies) whose attacked wazir has one saving move only, a step of the wazir, searches it a ply deeper: a wazir chased by checks is followed to the end of the chase";
         spare_wazir_net = false, "a quiet move or drop that attacks a square next to the enemy wazir is never pruned as a late move and is reduced a ply less: the moves that close the net around a wazir are searched like the checks that end it";
-        correction_history = false, "the static evaluation is corrected by the error the search has found in it before, by each side's arrangement of pieces and hand (see the correction module)";
+        correction_history = true, "the static evaluation is corrected by the error the search has found in it before, by each side's arrangement of pieces and hand (see the correction module)";
         qsearch_table = false, "the quiescence search asks the transposition table first (a bound that settles a null-window node returns at once) and stores what it found, at depth 0";
     }
 }
